@@ -1,0 +1,159 @@
+/*
+Copyright 2026 The foo-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package controllers holds the Foo controller: it keeps each Foo's status in step with
+// the pods that exist in its namespace.
+package controllers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/recorder"
+
+	tutorialv1 "github.com/example/foo-operator/api/v1"
+)
+
+// ControllerName names the controller in logs, metrics and the Events it emits.
+const ControllerName = "foo-controller"
+
+// FooReconciler sets each Foo's status.happy from whether its friend pod exists.
+type FooReconciler struct {
+	client.Client
+	Recorder recorder.EventRecorder
+}
+
+// +kubebuilder:rbac:groups=tutorial.my.domain,resources=foos,verbs=get;list;watch
+// +kubebuilder:rbac:groups=tutorial.my.domain,resources=foos/status,verbs=get;patch
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Reconcile recomputes one Foo's status from the pods that exist now, and writes it only
+// when it differs from what the Foo already shows.
+func (r *FooReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	var foo tutorialv1.Foo
+	if err := r.Get(ctx, req.NamespacedName, &foo); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+
+	friend, err := r.findFriend(ctx, foo.Namespace, foo.Spec.Name)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+
+	desired := desiredStatus(&foo, observeFriend(friend), metav1.Now().Rfc3339Copy())
+	if equality.Semantic.DeepEqual(foo.Status, desired) {
+		return ctrl.Result{}, nil
+	}
+
+	before := foo.Status
+	if err := r.patchStatus(ctx, &foo, desired); err != nil {
+		if apierrors.IsConflict(err) {
+			// The Foo changed after the cache last saw it; the event of that change brings it
+			// back here with the newer copy, so there is nothing to retry now.
+			logf.FromContext(ctx).V(1).Info("Status not written: the Foo changed meanwhile")
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	logf.FromContext(ctx).V(1).Info("Updated status", "friend", foo.Spec.Name, "happy", desired.Happy)
+
+	if happyTransition(before, desired) {
+		condition := meta.FindStatusCondition(desired.Conditions, tutorialv1.HappyCondition)
+		r.Recorder.Eventf(&foo, nil, corev1.EventTypeNormal, condition.Reason, "UpdateStatus", condition.Message)
+	}
+	return ctrl.Result{}, nil
+}
+
+// findFriend returns the metadata of the pod named name in namespace, or nil if there is none.
+func (r *FooReconciler) findFriend(ctx context.Context, namespace, name string) (*metav1.PartialObjectMetadata, error) {
+	pod := &metav1.PartialObjectMetadata{}
+	pod.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Pod"))
+	err := r.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, pod)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("looking up friend pod %s/%s: %w", namespace, name, err)
+	}
+	return pod, nil
+}
+
+// patchStatus writes the whole computed status as a merge patch. Sending every field, rather
+// than a diff against the cached copy, writes fields that hold their zero value (happy: false)
+// and replaces whatever anyone else wrote there. The patch applies only to the version of the
+// Foo it was computed from: a status (and an Event) decided on a stale copy is never written.
+func (r *FooReconciler) patchStatus(ctx context.Context, foo *tutorialv1.Foo, status tutorialv1.FooStatus) error {
+	patch, err := json.Marshal(statusPatch{
+		Metadata: resourceVersionPrecondition{ResourceVersion: foo.ResourceVersion},
+		Status:   status,
+	})
+	if err != nil {
+		return fmt.Errorf("encoding status patch: %w", err)
+	}
+	if err := r.Status().Patch(ctx, foo, client.RawPatch(types.MergePatchType, patch)); err != nil {
+		return fmt.Errorf("patching status: %w", err)
+	}
+	return nil
+}
+
+type statusPatch struct {
+	Metadata resourceVersionPrecondition `json:"metadata"`
+	Status   tutorialv1.FooStatus        `json:"status"`
+}
+
+type resourceVersionPrecondition struct {
+	ResourceVersion string `json:"resourceVersion"`
+}
+
+// SetupWithManager registers the spec.name index and the controller with mgr.
+func (r *FooReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager) error {
+	if err := mgr.GetFieldIndexer().IndexField(ctx, &tutorialv1.Foo{}, friendNameField, friendName); err != nil {
+		return fmt.Errorf("indexing Foos by %s: %w", friendNameField, err)
+	}
+
+	return ctrl.NewControllerManagedBy(mgr).
+		Named(ControllerName).
+		For(&tutorialv1.Foo{}).
+		WatchesMetadata(&corev1.Pod{},
+			handler.EnqueueRequestsFromMapFunc(foosNamingPod(mgr.GetClient())),
+			builder.WithPredicates(friendshipChanged),
+		).
+		Complete(r)
+}
+
+// friendshipChanged passes the pod events that can change whether a pod is a friend: it is
+// created, deleted, or starts terminating. Other updates (status, labels) are the bulk of
+// pod traffic and are dropped before any lookup.
+var friendshipChanged = predicate.Funcs{
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		return e.ObjectOld.GetDeletionTimestamp().IsZero() != e.ObjectNew.GetDeletionTimestamp().IsZero()
+	},
+}

@@ -1,0 +1,93 @@
+/*
+Copyright 2026 The foo-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	tutorialv1 "github.com/example/foo-operator/api/v1"
+)
+
+// friendState is what the operator observed of a Foo's friend pod.
+type friendState int
+
+const (
+	friendAbsent friendState = iota
+	friendPresent
+	friendTerminating
+)
+
+// observeFriend tells the state of a friend pod from its metadata; nil means no such pod.
+func observeFriend(pod *metav1.PartialObjectMetadata) friendState {
+	switch {
+	case pod == nil:
+		return friendAbsent
+	case pod.DeletionTimestamp != nil:
+		return friendTerminating
+	default:
+		return friendPresent
+	}
+}
+
+// desiredStatus computes the status a Foo should have, given the state of its friend pod.
+// It is recomputed from the world every time; the existing conditions are consulted only
+// so that lastTransitionTime stays put while the Happy condition does not change.
+func desiredStatus(foo *tutorialv1.Foo, friend friendState, now metav1.Time) tutorialv1.FooStatus {
+	happy := friend == friendPresent
+	condition := metav1.Condition{
+		Type:               tutorialv1.HappyCondition,
+		Status:             metav1.ConditionFalse,
+		ObservedGeneration: foo.Generation,
+		LastTransitionTime: now,
+	}
+	switch friend {
+	case friendPresent:
+		condition.Status = metav1.ConditionTrue
+		condition.Reason = tutorialv1.FriendFoundReason
+		condition.Message = fmt.Sprintf("Pod %q exists in namespace %q", foo.Spec.Name, foo.Namespace)
+	case friendTerminating:
+		condition.Reason = tutorialv1.FriendTerminatingReason
+		condition.Message = fmt.Sprintf("Pod %q in namespace %q is being deleted", foo.Spec.Name, foo.Namespace)
+	default:
+		condition.Reason = tutorialv1.FriendNotFoundReason
+		condition.Message = fmt.Sprintf("No pod named %q in namespace %q", foo.Spec.Name, foo.Namespace)
+	}
+
+	// Only the Happy condition is carried over, and only for its lastTransitionTime: every
+	// other field is overwritten below, and conditions this operator does not own are dropped.
+	var conditions []metav1.Condition
+	if previous := meta.FindStatusCondition(foo.Status.Conditions, tutorialv1.HappyCondition); previous != nil {
+		conditions = append(conditions, *previous)
+	}
+	meta.SetStatusCondition(&conditions, condition)
+
+	return tutorialv1.FooStatus{
+		Happy:              happy,
+		ObservedGeneration: foo.Generation,
+		Conditions:         conditions,
+	}
+}
+
+// happyTransition reports whether the Happy condition changed its status between two
+// statuses, treating a missing condition as not happy.
+func happyTransition(before, after tutorialv1.FooStatus) bool {
+	return meta.IsStatusConditionTrue(before.Conditions, tutorialv1.HappyCondition) !=
+		meta.IsStatusConditionTrue(after.Conditions, tutorialv1.HappyCondition)
+}

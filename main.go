@@ -1,0 +1,199 @@
+/*
+Copyright 2026 The foo-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command manager runs the foo-operator: the Foo controller with its metrics and health
+// endpoints, under leader election when asked to.
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"flag"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	tutorialv1 "github.com/example/foo-operator/api/v1"
+	"github.com/example/foo-operator/controllers"
+)
+
+// watchNamespaceEnv names the environment variable that limits the operator to a
+// comma-separated list of namespaces. OLM fills it from the OperatorGroup's target
+// namespaces; empty means every namespace.
+const watchNamespaceEnv = "WATCH_NAMESPACE"
+
+// leaderElectionID names the Lease that replicas of the manager compete for.
+const leaderElectionID = "foo-operator.tutorial.my.domain"
+
+var (
+	scheme   = runtime.NewScheme()
+	setupLog = ctrl.Log.WithName("setup")
+)
+
+func init() {
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(tutorialv1.AddToScheme(scheme))
+}
+
+func main() {
+	var (
+		metricsAddr, probeAddr, pprofAddr                string
+		metricsCertPath, metricsCertName, metricsCertKey string
+		enableLeaderElection, secureMetrics, enableHTTP2 bool
+	)
+	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8443",
+		"The address the metrics endpoint binds to: ':8443' for HTTPS, ':8080' for HTTP, or '0' to disable it.")
+	flag.BoolVar(&secureMetrics, "metrics-secure", true,
+		"Serve metrics over HTTPS, allowing only authenticated and authorized clients. Set false to serve plain HTTP.")
+	flag.StringVar(&metricsCertPath, "metrics-cert-path", "",
+		"The folder holding the metrics server's certificate. Empty means a self-signed certificate.")
+	flag.StringVar(&metricsCertName, "metrics-cert-name", "tls.crt", "The metrics server certificate file name.")
+	flag.StringVar(&metricsCertKey, "metrics-cert-key", "tls.key", "The metrics server key file name.")
+	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "The address the health and readiness probes bind to.")
+	flag.StringVar(&pprofAddr, "pprof-bind-address", "0",
+		"The address the pprof profiling endpoint binds to, such as 'localhost:6060'. '0' disables it.")
+	flag.BoolVar(&enableLeaderElection, "leader-elect", false,
+		"Elect a leader among replicas of the manager, so that only one reconciles at a time.")
+	flag.BoolVar(&enableHTTP2, "enable-http2", false,
+		"Serve metrics over HTTP/2 too. Off by default against the HTTP/2 Stream Cancellation and Rapid Reset CVEs.")
+	zapOpts := zap.Options{Development: false}
+	zapOpts.BindFlags(flag.CommandLine)
+	flag.Parse()
+
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+
+	var tlsOpts []func(*tls.Config)
+	if !enableHTTP2 {
+		tlsOpts = append(tlsOpts, func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} })
+	}
+
+	metricsOptions := metricsserver.Options{
+		BindAddress:   metricsAddr,
+		SecureServing: secureMetrics,
+		TLSOpts:       tlsOpts,
+	}
+	if secureMetrics {
+		metricsOptions.FilterProvider = filters.WithAuthenticationAndAuthorization
+	}
+	var metricsCertWatcher *certwatcher.CertWatcher
+	if metricsCertPath != "" {
+		var err error
+		metricsCertWatcher, err = certwatcher.New(
+			filepath.Join(metricsCertPath, metricsCertName), filepath.Join(metricsCertPath, metricsCertKey))
+		if err != nil {
+			setupLog.Error(err, "Unable to load the metrics certificate", "path", metricsCertPath)
+			os.Exit(1)
+		}
+		metricsOptions.TLSOpts = append(metricsOptions.TLSOpts, func(c *tls.Config) {
+			c.GetCertificate = metricsCertWatcher.GetCertificate
+		})
+	}
+
+	namespaces := parseNamespaces(os.Getenv(watchNamespaceEnv))
+	setupLog.Info("Watching namespaces", "namespaces", namespacesForLog(namespaces))
+
+	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
+		Scheme:                        scheme,
+		Cache:                         controllers.CacheOptions(namespaces),
+		Metrics:                       metricsOptions,
+		HealthProbeBindAddress:        probeAddr,
+		PprofBindAddress:              pprofAddr,
+		LeaderElection:                enableLeaderElection,
+		LeaderElectionID:              leaderElectionID,
+		LeaderElectionReleaseOnCancel: true,
+	})
+	if err != nil {
+		setupLog.Error(err, "Unable to create the manager")
+		os.Exit(1)
+	}
+
+	if metricsCertWatcher != nil {
+		// Run by the manager, so that a renewed certificate is picked up without a restart.
+		if err := mgr.Add(metricsCertWatcher); err != nil {
+			setupLog.Error(err, "Unable to watch the metrics certificate")
+			os.Exit(1)
+		}
+	}
+
+	ctx := ctrl.SetupSignalHandler()
+	reconciler := &controllers.FooReconciler{
+		Client:   mgr.GetClient(),
+		Recorder: mgr.GetEventRecorder(controllers.ControllerName),
+	}
+	if err := reconciler.SetupWithManager(ctx, mgr); err != nil {
+		setupLog.Error(err, "Unable to set up the controller", "controller", controllers.ControllerName)
+		os.Exit(1)
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		setupLog.Error(err, "Unable to set up the health check")
+		os.Exit(1)
+	}
+	if err := mgr.AddReadyzCheck("informers", cachesSynced(mgr)); err != nil {
+		setupLog.Error(err, "Unable to set up the readiness check")
+		os.Exit(1)
+	}
+
+	setupLog.Info("Starting manager")
+	if err := mgr.Start(ctx); err != nil {
+		setupLog.Error(err, "Manager stopped with an error")
+		os.Exit(1)
+	}
+}
+
+// parseNamespaces splits a comma-separated namespace list, ignoring blanks around and
+// between the names. An empty result means every namespace.
+func parseNamespaces(value string) []string {
+	var namespaces []string
+	for _, namespace := range strings.Split(value, ",") {
+		if namespace = strings.TrimSpace(namespace); namespace != "" {
+			namespaces = append(namespaces, namespace)
+		}
+	}
+	return namespaces
+}
+
+// cachesSynced reports ready once the manager's informers have filled their caches, so
+// that a replica is not counted available before it can see Foos and pods.
+func cachesSynced(mgr ctrl.Manager) healthz.Checker {
+	return func(req *http.Request) error {
+		ctx, cancel := context.WithTimeout(req.Context(), time.Second)
+		defer cancel()
+		if !mgr.GetCache().WaitForCacheSync(ctx) {
+			return errors.New("informer caches have not synced yet")
+		}
+		return nil
+	}
+}
+
+func namespacesForLog(namespaces []string) any {
+	if len(namespaces) == 0 {
+		return "all"
+	}
+	return namespaces
+}
