@@ -144,7 +144,7 @@ func main() {
 	ctx := ctrl.SetupSignalHandler()
 	reconciler := &controllers.FooReconciler{
 		Client:   mgr.GetClient(),
-		Recorder: mgr.GetEventRecorder(controllers.ControllerName),
+		Recorder: mgr.GetEventRecorderFor(controllers.ControllerName), //nolint:staticcheck // see FooReconciler.Recorder
 	}
 	if err := reconciler.SetupWithManager(ctx, mgr); err != nil {
 		setupLog.Error(err, "Unable to set up the controller", "controller", controllers.ControllerName)

@@ -29,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -36,7 +37,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
 )
@@ -47,13 +47,15 @@ const ControllerName = "foo-controller"
 // FooReconciler sets each Foo's status.happy from whether its friend pod exists.
 type FooReconciler struct {
 	client.Client
-	Recorder recorder.EventRecorder
+	// Recorder emits core/v1 Events. The events.k8s.io recorder would need RBAC on the
+	// events.k8s.io group, which OLM's bundle validators still flag as an API removed in 1.25.
+	Recorder record.EventRecorder
 }
 
 // +kubebuilder:rbac:groups=tutorial.my.domain,resources=foos,verbs=get;list;watch
 // +kubebuilder:rbac:groups=tutorial.my.domain,resources=foos/status,verbs=get;patch
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
-// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 
 // Reconcile recomputes one Foo's status from the pods that exist now, and writes it only
 // when it differs from what the Foo already shows.
@@ -87,7 +89,7 @@ func (r *FooReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 
 	if happyTransition(before, desired) {
 		condition := meta.FindStatusCondition(desired.Conditions, tutorialv1.HappyCondition)
-		r.Recorder.Eventf(&foo, nil, corev1.EventTypeNormal, condition.Reason, "UpdateStatus", condition.Message)
+		r.Recorder.Event(&foo, corev1.EventTypeNormal, condition.Reason, condition.Message)
 	}
 	return ctrl.Result{}, nil
 }

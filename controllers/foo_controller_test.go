@@ -24,7 +24,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -156,13 +155,13 @@ var _ = Describe("Foo controller", func() {
 		expectHappy(foo, false, tutorialv1.FriendNotFoundReason)
 
 		Eventually(func(g Gomega) []string {
-			var events eventsv1.EventList
+			var events corev1.EventList
 			g.Expect(k8sClient.List(ctx, &events, client.InNamespace(namespace))).To(Succeed())
 			var reasons []string
 			for _, event := range events.Items {
-				if event.Regarding.Kind == "Foo" && event.Regarding.Name == foo.Name {
+				if event.InvolvedObject.Kind == "Foo" && event.InvolvedObject.Name == foo.Name {
 					g.Expect(event.Type).To(Equal(corev1.EventTypeNormal))
-					g.Expect(event.ReportingController).To(Equal(ControllerName))
+					g.Expect(event.Source.Component).To(Equal(ControllerName))
 					reasons = append(reasons, event.Reason)
 				}
 			}

@@ -82,7 +82,7 @@ var _ = BeforeSuite(func() {
 	})
 	Expect(err).NotTo(HaveOccurred())
 	managerClient = mgr.GetClient()
-	reconciler := &FooReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder(ControllerName)}
+	reconciler := &FooReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorderFor(ControllerName)} //nolint:staticcheck // see FooReconciler.Recorder
 	Expect(reconciler.SetupWithManager(ctx, mgr)).To(Succeed())
 
 	go func() {
