@@ -1,11 +1,21 @@
-# VERSION is the operator's release version, used for the image tag and, later, the bundle.
-VERSION ?= 0.0.1
+# VERSION is the operator's release version: the image tag, and the version of the bundle.
+VERSION ?= 0.1.0
+
+# CHANNELS lists the OLM channels the bundle is published in; DEFAULT_CHANNEL is the one a
+# Subscription that names none follows.
+CHANNELS ?= stable
+DEFAULT_CHANNEL ?= stable
+BUNDLE_METADATA_OPTS ?= --channels=$(CHANNELS) --default-channel=$(DEFAULT_CHANNEL)
 
 # IMAGE_TAG_BASE is the image repository the operator's images are pushed to.
 IMAGE_TAG_BASE ?= example.com/foo-operator
 
 # IMG is the operator image that `make docker-build`, `docker-push` and `deploy` use.
 IMG ?= $(IMAGE_TAG_BASE):v$(VERSION)
+
+# BUNDLE_IMG and CATALOG_IMG are the bundle and file-based catalog images for OLM.
+BUNDLE_IMG ?= $(IMAGE_TAG_BASE)-bundle:v$(VERSION)
+CATALOG_IMG ?= $(IMAGE_TAG_BASE)-catalog:v$(VERSION)
 
 # CONTAINER_TOOL builds and pushes images (docker or podman).
 CONTAINER_TOOL ?= docker
@@ -53,14 +63,14 @@ tidy: ## Tidy go.mod of the operator and of every tools module.
 	@for dir in $(TOOLS_MODULES); do (cd $$dir && go mod tidy); done
 
 .PHONY: test
-test: manifests generate fmt vet envtest ## Run all tests against a local kube-apiserver and etcd (built on first use).
-	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test ./... -coverprofile cover.out
+test: manifests generate fmt vet envtest opm ## Run all tests against a local kube-apiserver and etcd (built on first use).
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" OPM="$(OPM)" go test ./... -coverprofile cover.out
 
 .PHONY: verify
-verify: ## Regenerate every generated file and fail if any of them was stale.
+verify: ## Regenerate every generated file (code, manifests, bundle, catalog) and fail if any was stale.
 	@snapshot() { git status --porcelain=v1 --untracked-files=all; git diff --no-ext-diff; }; \
 	before=$$(snapshot | sha256sum); \
-	$(MAKE) --no-print-directory manifests generate fmt tidy; \
+	$(MAKE) --no-print-directory manifests generate fmt tidy bundle catalog; \
 	if [ "$$(snapshot | sha256sum)" != "$$before" ]; then \
 		echo "Generated files were stale and have been regenerated; review and commit:"; \
 		git status --short; \
@@ -85,6 +95,63 @@ docker-build: ## Build the operator image IMG.
 .PHONY: docker-push
 docker-push: ## Push the operator image IMG.
 	$(CONTAINER_TOOL) push $(IMG)
+
+##@ OLM bundle and catalog
+
+# The bundle's ClusterServiceVersion and the catalog's entries are named after the package.
+PACKAGE := foo-operator
+BUNDLE_CSV := bundle/manifests/$(PACKAGE).clusterserviceversion.yaml
+CSV_BASE := config/manifests/bases/$(PACKAGE).clusterserviceversion.yaml
+CATALOG_DIR := catalog
+PACKAGE_CATALOG := $(CATALOG_DIR)/$(PACKAGE)
+
+# createdAt is when the release was cut. operator-sdk stamps the time of every run instead,
+# so the bundle takes it from the CSV base, which `make release` sets.
+CREATED_AT = $(shell awk '$$1 == "createdAt:" { print $$2; exit }' $(CSV_BASE))
+
+.PHONY: bundle
+bundle: manifests kustomize operator-sdk ## Generate the OLM bundle in bundle/ for VERSION and IMG, then validate it.
+	$(OPERATOR_SDK) generate kustomize manifests -q --interactive=false
+	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMG)
+	$(KUSTOMIZE) build config/manifests | $(OPERATOR_SDK) generate bundle -q --overwrite --version $(VERSION) $(BUNDLE_METADATA_OPTS)
+	sed -e 's|^    createdAt: .*|    createdAt: $(CREATED_AT)|' \
+		-e 's|^    containerImage: .*|    containerImage: $(IMG)|' $(BUNDLE_CSV) > $(BUNDLE_CSV).tmp
+	mv $(BUNDLE_CSV).tmp $(BUNDLE_CSV)
+	$(OPERATOR_SDK) bundle validate ./bundle --select-optional suite=operatorframework
+
+.PHONY: bundle-build
+bundle-build: ## Build the bundle image BUNDLE_IMG.
+	$(CONTAINER_TOOL) build -f bundle.Dockerfile -t $(BUNDLE_IMG) .
+
+.PHONY: bundle-push
+bundle-push: ## Push the bundle image BUNDLE_IMG.
+	$(CONTAINER_TOOL) push $(BUNDLE_IMG)
+
+# OPM_IMAGE serves the catalog image; pinned to the opm that renders and validates the catalog.
+OPM_IMAGE ?= quay.io/operator-framework/opm:$(OPM_VERSION)
+
+# catalog renders bundle/ as the catalog entry of VERSION; the entries of earlier releases
+# are never touched. The entry names the bundle image, as OLM needs to unpack the bundle.
+.PHONY: catalog
+catalog: bundle opm ## Render the bundle of VERSION into the file-based catalog, then validate the catalog.
+	$(OPM) render ./bundle --output yaml \
+		| sed -e 's|^image: ""$$|image: $(BUNDLE_IMG)|' > $(PACKAGE_CATALOG)/$(PACKAGE).v$(VERSION).yaml
+	$(OPM) validate $(CATALOG_DIR)
+	rm -f $(CATALOG_DIR).Dockerfile
+	$(OPM) generate dockerfile $(CATALOG_DIR) --builder-image $(OPM_IMAGE) --base-image $(OPM_IMAGE)
+
+.PHONY: catalog-build
+catalog-build: ## Build the catalog image CATALOG_IMG.
+	$(CONTAINER_TOOL) build -f $(CATALOG_DIR).Dockerfile -t $(CATALOG_IMG) .
+
+.PHONY: catalog-push
+catalog-push: ## Push the catalog image CATALOG_IMG.
+	$(CONTAINER_TOOL) push $(CATALOG_IMG)
+
+.PHONY: release
+release: opm ## Cut release VERSION: add it to the stable channel after the newest release, then regenerate the bundle and catalog.
+	hack/release.sh $(VERSION) $(PACKAGE_CATALOG) $(CSV_BASE)
+	$(MAKE) --no-print-directory catalog VERSION=$(VERSION)
 
 ##@ Deployment
 
@@ -114,7 +181,7 @@ undeploy: kustomize ## Remove the operator from the cluster. Call with ignore-no
 # Every tool is built from a pinned Go module under hack/tools into LOCALBIN, named with its
 # version so that a version bump in a tools go.mod builds the new one.
 LOCALBIN ?= $(CURDIR)/bin
-TOOLS_MODULES := hack/tools hack/tools/kube-apiserver hack/tools/etcd
+TOOLS_MODULES := hack/tools hack/tools/kube-apiserver hack/tools/etcd hack/tools/operator-sdk hack/tools/opm
 
 # mod-version prints the version at which the go.mod in folder $(1) requires module $(2).
 mod-version = $(shell awk '$$1 == "require" { $$1 = ""; $$0 = $$0 } $$1 == "$(2)" { print $$2; exit }' $(1)/go.mod)
@@ -123,9 +190,13 @@ CONTROLLER_TOOLS_VERSION := $(call mod-version,hack/tools,sigs.k8s.io/controller
 KUSTOMIZE_VERSION := $(call mod-version,hack/tools,sigs.k8s.io/kustomize/kustomize/v5)
 KUBE_VERSION := $(patsubst v%,%,$(call mod-version,hack/tools/kube-apiserver,k8s.io/kubernetes))
 ETCD_VERSION := $(call mod-version,hack/tools/etcd,go.etcd.io/etcd/server/v3)
+OPERATOR_SDK_VERSION := $(call mod-version,hack/tools/operator-sdk,github.com/operator-framework/operator-sdk)
+OPM_VERSION := $(call mod-version,hack/tools/opm,github.com/operator-framework/operator-registry)
 
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
+OPERATOR_SDK ?= $(LOCALBIN)/operator-sdk-$(OPERATOR_SDK_VERSION)
+OPM ?= $(LOCALBIN)/opm-$(OPM_VERSION)
 
 # ENVTEST_ASSETS holds the control plane the tests run against (KUBEBUILDER_ASSETS).
 ENVTEST_ASSETS ?= $(LOCALBIN)/k8s/$(KUBE_VERSION)-etcd-$(ETCD_VERSION)-$(GOOS)-$(GOARCH)
@@ -138,12 +209,13 @@ KUBE_APISERVER_LDFLAGS := -s -w \
 	-X k8s.io/component-base/version.gitMinor=$(word 2,$(subst ., ,$(KUBE_VERSION)))
 
 # go-build-tool builds package $(3) of the tools module in folder $(2) into the binary $(1),
-# with extra `go build` flags $(4), printing one line when it starts and one when it is done.
+# with extra `go build` flags $(4) and environment $(5), printing one line when it starts and
+# one when it is done.
 define go-build-tool
 @mkdir -p $(dir $(1))
 @echo "==> Building $(notdir $(1)) from $(3) (first use only)"
 @start=$$(date +%s); \
-	cd $(2) && go build $(4) -o $(1).tmp $(3) && mv $(1).tmp $(1); \
+	cd $(2) && $(5) go build $(4) -o $(1).tmp $(3) && mv $(1).tmp $(1); \
 	echo "==> Built $(notdir $(1)) in $$(( $$(date +%s) - start ))s"
 endef
 
@@ -163,3 +235,25 @@ $(ENVTEST_ASSETS)/kube-apiserver:
 	$(call go-build-tool,$@,hack/tools/kube-apiserver,k8s.io/kubernetes/cmd/kube-apiserver,-ldflags "$(KUBE_APISERVER_LDFLAGS)")
 $(ENVTEST_ASSETS)/etcd:
 	$(call go-build-tool,$@,hack/tools/etcd,go.etcd.io/etcd/server/v3,-ldflags "-s -w")
+
+# operator-sdk stamps its version into the bundles it generates (builder annotation,
+# scorecard image tags); the openpgp tag avoids a C dependency on gpgme.
+OPERATOR_SDK_PKG := github.com/operator-framework/operator-sdk
+OPERATOR_SDK_FLAGS := -tags containers_image_openpgp -ldflags "-s -w \
+	-X $(OPERATOR_SDK_PKG)/internal/version.Version=$(OPERATOR_SDK_VERSION) \
+	-X $(OPERATOR_SDK_PKG)/internal/version.GitVersion=$(OPERATOR_SDK_VERSION) \
+	-X $(OPERATOR_SDK_PKG)/internal/version.ImageVersion=$(OPERATOR_SDK_VERSION) \
+	-X $(OPERATOR_SDK_PKG)/internal/version.KubernetesVersion=v$(KUBE_VERSION)"
+
+.PHONY: operator-sdk
+operator-sdk: $(OPERATOR_SDK) ## Build operator-sdk.
+$(OPERATOR_SDK):
+	$(call go-build-tool,$@,hack/tools/operator-sdk,$(OPERATOR_SDK_PKG)/cmd/operator-sdk,$(OPERATOR_SDK_FLAGS),CGO_ENABLED=0)
+
+OPM_PKG := github.com/operator-framework/operator-registry
+OPM_FLAGS := -tags json1,containers_image_openpgp -ldflags "-s -w -X $(OPM_PKG)/cmd/opm/version.opmVersion=$(OPM_VERSION)"
+
+.PHONY: opm
+opm: $(OPM) ## Build opm.
+$(OPM):
+	$(call go-build-tool,$@,hack/tools/opm,$(OPM_PKG)/cmd/opm,$(OPM_FLAGS))
