@@ -34,6 +34,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
@@ -66,6 +67,7 @@ func main() {
 		metricsAddr, probeAddr, pprofAddr                string
 		metricsCertPath, metricsCertName, metricsCertKey string
 		enableLeaderElection, secureMetrics, enableHTTP2 bool
+		maxConcurrentReconciles                          int
 	)
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8443",
 		"The address the metrics endpoint binds to: ':8443' for HTTPS, ':8080' for HTTP, or '0' to disable it.")
@@ -82,6 +84,8 @@ func main() {
 		"Elect a leader among replicas of the manager, so that only one reconciles at a time.")
 	flag.BoolVar(&enableHTTP2, "enable-http2", false,
 		"Serve metrics over HTTP/2 too. Off by default against the HTTP/2 Stream Cancellation and Rapid Reset CVEs.")
+	flag.IntVar(&maxConcurrentReconciles, "max-concurrent-reconciles", 1,
+		"How many Foos may be reconciled at once. More shortens the time for many Foos to follow one pod event.")
 	zapOpts := zap.Options{Development: false}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -146,7 +150,7 @@ func main() {
 		Client:   mgr.GetClient(),
 		Recorder: mgr.GetEventRecorderFor(controllers.ControllerName), //nolint:staticcheck // see FooReconciler.Recorder
 	}
-	if err := reconciler.SetupWithManager(ctx, mgr); err != nil {
+	if err := reconciler.SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: maxConcurrentReconciles}); err != nil {
 		setupLog.Error(err, "Unable to set up the controller", "controller", controllers.ControllerName)
 		os.Exit(1)
 	}

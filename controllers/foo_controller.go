@@ -33,6 +33,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -70,7 +71,7 @@ func (r *FooReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		return ctrl.Result{}, err
 	}
 
-	desired := desiredStatus(&foo, observeFriend(friend), metav1.Now().Rfc3339Copy())
+	desired := desiredStatus(&foo, friend, metav1.Now().Rfc3339Copy())
 	if equality.Semantic.DeepEqual(foo.Status, desired) {
 		return ctrl.Result{}, nil
 	}
@@ -108,15 +109,10 @@ func (r *FooReconciler) findFriend(ctx context.Context, namespace, name string) 
 	return pod, nil
 }
 
-// patchStatus writes the whole computed status as a merge patch. Sending every field, rather
-// than a diff against the cached copy, writes fields that hold their zero value (happy: false)
-// and replaces whatever anyone else wrote there. The patch applies only to the version of the
-// Foo it was computed from: a status (and an Event) decided on a stale copy is never written.
+// patchStatus replaces the Foo's status with status. The patch applies only to the version of
+// the Foo it was computed from: a status (and an Event) decided on a stale copy is never written.
 func (r *FooReconciler) patchStatus(ctx context.Context, foo *tutorialv1.Foo, status tutorialv1.FooStatus) error {
-	patch, err := json.Marshal(statusPatch{
-		Metadata: resourceVersionPrecondition{ResourceVersion: foo.ResourceVersion},
-		Status:   status,
-	})
+	patch, err := statusMergePatch(foo.ResourceVersion, foo.Status, status)
 	if err != nil {
 		return fmt.Errorf("encoding status patch: %w", err)
 	}
@@ -126,23 +122,49 @@ func (r *FooReconciler) patchStatus(ctx context.Context, foo *tutorialv1.Foo, st
 	return nil
 }
 
-type statusPatch struct {
-	Metadata resourceVersionPrecondition `json:"metadata"`
-	Status   tutorialv1.FooStatus        `json:"status"`
+// statusMergePatch builds a JSON merge patch that turns status before into status after on
+// the object at resourceVersion. It sends every field of after, rather than a diff, so that
+// fields holding their zero value (happy: false) are written even where the stored object
+// lacks them, and it sets to null every field of before that after omits, which is how a
+// merge patch removes a field.
+func statusMergePatch(resourceVersion string, before, after tutorialv1.FooStatus) ([]byte, error) {
+	status, err := jsonFields(after)
+	if err != nil {
+		return nil, err
+	}
+	previous, err := jsonFields(before)
+	if err != nil {
+		return nil, err
+	}
+	for field := range previous {
+		if _, kept := status[field]; !kept {
+			status[field] = nil
+		}
+	}
+	return json.Marshal(map[string]any{
+		"metadata": map[string]any{"resourceVersion": resourceVersion},
+		"status":   status,
+	})
 }
 
-type resourceVersionPrecondition struct {
-	ResourceVersion string `json:"resourceVersion"`
+func jsonFields(status tutorialv1.FooStatus) (map[string]any, error) {
+	encoded, err := json.Marshal(status)
+	if err != nil {
+		return nil, err
+	}
+	fields := map[string]any{}
+	return fields, json.Unmarshal(encoded, &fields)
 }
 
 // SetupWithManager registers the spec.name index and the controller with mgr.
-func (r *FooReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager) error {
+func (r *FooReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &tutorialv1.Foo{}, friendNameField, friendName); err != nil {
 		return fmt.Errorf("indexing Foos by %s: %w", friendNameField, err)
 	}
 
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).
+		WithOptions(options).
 		For(&tutorialv1.Foo{}).
 		WatchesMetadata(&corev1.Pod{},
 			handler.EnqueueRequestsFromMapFunc(foosNamingPod(mgr.GetClient())),

@@ -64,6 +64,20 @@ var _ = Describe("Foo controller", func() {
 		expectHappy(foo02, false, tutorialv1.FriendNotFoundReason)
 	})
 
+	It("names the pod it counts as friend, and notices when it is replaced", func() {
+		foo := createFoo(namespace, "foo", "jack")
+		jack := createPod(namespace, "jack")
+		expectFriend(foo, jack)
+
+		By("deleting jack and creating another pod named jack")
+		Expect(k8sClient.Delete(ctx, jack)).To(Succeed())
+		expectHappy(foo, false, tutorialv1.FriendNotFoundReason)
+		Expect(getFoo(Default, foo).Status.Friend).To(BeNil(), "an unhappy Foo names no friend")
+		newJack := createPod(namespace, "jack")
+		Expect(newJack.UID).NotTo(Equal(jack.UID))
+		expectFriend(foo, newJack)
+	})
+
 	It("records the spec generation it acted on", func() {
 		foo := createFoo(namespace, "foo", "jack")
 		expectHappy(foo, false, tutorialv1.FriendNotFoundReason)
@@ -266,6 +280,15 @@ func expectHappy(foo *tutorialv1.Foo, happy bool, reason string) {
 		g.Expect(condition).NotTo(BeNil(), "Happy condition of %s", foo.Name)
 		g.Expect(condition.Status).To(Equal(wantStatus), "Happy condition of %s", foo.Name)
 		g.Expect(condition.Reason).To(Equal(reason), "Happy condition of %s", foo.Name)
+	}).Should(Succeed())
+}
+
+// expectFriend waits until the Foo is happy with pod as its friend.
+func expectFriend(foo *tutorialv1.Foo, pod *corev1.Pod) {
+	EventuallyWithOffset(1, func(g Gomega) {
+		current := getFoo(g, foo)
+		g.Expect(current.Status.Happy).To(BeTrue())
+		g.Expect(current.Status.Friend).To(Equal(&tutorialv1.FriendReference{Name: pod.Name, UID: pod.UID}))
 	}).Should(Succeed())
 }
 

@@ -46,10 +46,12 @@ func observeFriend(pod *metav1.PartialObjectMetadata) friendState {
 	}
 }
 
-// desiredStatus computes the status a Foo should have, given the state of its friend pod.
-// It is recomputed from the world every time; the existing conditions are consulted only
-// so that lastTransitionTime stays put while the Happy condition does not change.
-func desiredStatus(foo *tutorialv1.Foo, friend friendState, now metav1.Time) tutorialv1.FooStatus {
+// desiredStatus computes the status a Foo should have, given the metadata of the pod named
+// by its spec.name (nil if there is none). It is recomputed from the world every time; the
+// existing conditions are consulted only so that lastTransitionTime stays put while the
+// Happy condition does not change.
+func desiredStatus(foo *tutorialv1.Foo, pod *metav1.PartialObjectMetadata, now metav1.Time) tutorialv1.FooStatus {
+	friend := observeFriend(pod)
 	happy := friend == friendPresent
 	condition := metav1.Condition{
 		Type:               tutorialv1.HappyCondition,
@@ -78,11 +80,15 @@ func desiredStatus(foo *tutorialv1.Foo, friend friendState, now metav1.Time) tut
 	}
 	meta.SetStatusCondition(&conditions, condition)
 
-	return tutorialv1.FooStatus{
+	status := tutorialv1.FooStatus{
 		Happy:              happy,
 		ObservedGeneration: foo.Generation,
 		Conditions:         conditions,
 	}
+	if happy {
+		status.Friend = &tutorialv1.FriendReference{Name: pod.Name, UID: pod.UID}
+	}
+	return status
 }
 
 // happyTransition reports whether the Happy condition changed its status between two

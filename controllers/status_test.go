@@ -51,6 +51,9 @@ func TestObserveFriend(t *testing.T) {
 func TestDesiredStatus(t *testing.T) {
 	earlier := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	now := metav1.NewTime(earlier.Add(time.Hour))
+	jack := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "jack", UID: "uid-jack"}}
+	terminatingJack := jack.DeepCopy()
+	terminatingJack.DeletionTimestamp = &earlier
 	happyCondition := func(status metav1.ConditionStatus, reason string, since metav1.Time) metav1.Condition {
 		return metav1.Condition{
 			Type: tutorialv1.HappyCondition, Status: status, Reason: reason, ObservedGeneration: 1,
@@ -59,46 +62,45 @@ func TestDesiredStatus(t *testing.T) {
 	}
 
 	tests := []struct {
-		name          string
-		conditions    []metav1.Condition
-		friend        friendState
-		wantHappy     bool
-		wantStatus    metav1.ConditionStatus
-		wantReason    string
-		wantMessage   string
-		wantSince     metav1.Time
-		wantOnlyHappy bool
+		name        string
+		conditions  []metav1.Condition
+		friend      *metav1.PartialObjectMetadata
+		wantHappy   bool
+		wantStatus  metav1.ConditionStatus
+		wantReason  string
+		wantMessage string
+		wantSince   metav1.Time
 	}{
 		{
-			name: "first reconcile, friend present", friend: friendPresent,
+			name: "first reconcile, friend present", friend: jack,
 			wantHappy: true, wantStatus: metav1.ConditionTrue, wantReason: tutorialv1.FriendFoundReason,
 			wantMessage: `Pod "jack" exists in namespace "ns"`, wantSince: now,
 		},
 		{
-			name: "first reconcile, no friend", friend: friendAbsent,
+			name: "first reconcile, no friend", friend: nil,
 			wantStatus: metav1.ConditionFalse, wantReason: tutorialv1.FriendNotFoundReason,
 			wantMessage: `No pod named "jack" in namespace "ns"`, wantSince: now,
 		},
 		{
-			name: "friend terminating", friend: friendTerminating,
+			name: "friend terminating", friend: terminatingJack,
 			conditions: []metav1.Condition{happyCondition(metav1.ConditionTrue, tutorialv1.FriendFoundReason, earlier)},
 			wantStatus: metav1.ConditionFalse, wantReason: tutorialv1.FriendTerminatingReason,
 			wantMessage: `Pod "jack" in namespace "ns" is being deleted`, wantSince: now,
 		},
 		{
-			name: "still happy: the transition time stays", friend: friendPresent,
+			name: "still happy: the transition time stays", friend: jack,
 			conditions: []metav1.Condition{happyCondition(metav1.ConditionTrue, tutorialv1.FriendFoundReason, earlier)},
 			wantHappy:  true, wantStatus: metav1.ConditionTrue, wantReason: tutorialv1.FriendFoundReason,
 			wantMessage: `Pod "jack" exists in namespace "ns"`, wantSince: earlier,
 		},
 		{
-			name: "unhappy for another reason: the transition time stays", friend: friendAbsent,
+			name: "unhappy for another reason: the transition time stays", friend: nil,
 			conditions: []metav1.Condition{happyCondition(metav1.ConditionFalse, tutorialv1.FriendTerminatingReason, earlier)},
 			wantStatus: metav1.ConditionFalse, wantReason: tutorialv1.FriendNotFoundReason,
 			wantMessage: `No pod named "jack" in namespace "ns"`, wantSince: earlier,
 		},
 		{
-			name: "conditions the operator does not own are dropped", friend: friendPresent,
+			name: "conditions the operator does not own are dropped", friend: jack,
 			conditions: []metav1.Condition{
 				{Type: "Forged", Status: metav1.ConditionTrue, Reason: "Tampered", LastTransitionTime: earlier},
 				happyCondition(metav1.ConditionFalse, tutorialv1.FriendNotFoundReason, earlier),
@@ -130,6 +132,11 @@ func TestDesiredStatus(t *testing.T) {
 			g.Expect(condition.Message).To(Equal(tt.wantMessage))
 			g.Expect(condition.ObservedGeneration).To(Equal(int64(3)))
 			g.Expect(condition.LastTransitionTime).To(Equal(tt.wantSince))
+			if tt.wantHappy {
+				g.Expect(got.Friend).To(Equal(&tutorialv1.FriendReference{Name: "jack", UID: "uid-jack"}))
+			} else {
+				g.Expect(got.Friend).To(BeNil(), "an unhappy Foo names no friend")
+			}
 			g.Expect(foo).To(Equal(original), "desiredStatus must not modify the Foo")
 		})
 	}
@@ -140,10 +147,11 @@ func TestDesiredStatusIsStable(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "foo", Generation: 1},
 		Spec:       tutorialv1.FooSpec{Name: "jack"},
 	}
-	foo.Status = desiredStatus(foo, friendPresent, metav1.Now().Rfc3339Copy())
+	jack := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "jack", UID: "uid-jack"}}
+	foo.Status = desiredStatus(foo, jack, metav1.Now().Rfc3339Copy())
 
 	later := metav1.NewTime(foo.Status.Conditions[0].LastTransitionTime.Add(time.Minute))
-	NewWithT(t).Expect(desiredStatus(foo, friendPresent, later)).To(Equal(foo.Status),
+	NewWithT(t).Expect(desiredStatus(foo, jack, later)).To(Equal(foo.Status),
 		"an unchanged world must give an unchanged status, or every reconcile would write")
 }
 
@@ -171,4 +179,18 @@ func TestHappyTransition(t *testing.T) {
 			NewWithT(t).Expect(happyTransition(tt.before, tt.after)).To(Equal(tt.want))
 		})
 	}
+}
+
+func TestStatusMergePatch(t *testing.T) {
+	g := NewWithT(t)
+	before := tutorialv1.FooStatus{Happy: true, ObservedGeneration: 1, Friend: &tutorialv1.FriendReference{Name: "jack", UID: "uid-jack"}}
+	after := tutorialv1.FooStatus{Happy: false, ObservedGeneration: 2}
+
+	patch, err := statusMergePatch("42", before, after)
+
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(patch).To(MatchJSON(`{
+		"metadata": {"resourceVersion": "42"},
+		"status": {"happy": false, "observedGeneration": 2, "friend": null}
+	}`), "happy: false is written, the friend removed, and the patch bound to the version it was computed from")
 }

@@ -18,6 +18,7 @@ package v1
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // HappyCondition is the type of the condition that tells whether a Foo's friend pod exists.
@@ -63,6 +64,12 @@ type FooStatus struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Happy",xDescriptors="urn:alm:descriptor:text"
 	Happy bool `json:"happy"`
 
+	// friend identifies the pod the Foo counts as its friend. It is set while the
+	// Foo is happy and absent otherwise.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Friend pod",xDescriptors="urn:alm:descriptor:text"
+	Friend *FriendReference `json:"friend,omitempty"`
+
 	// observedGeneration is the metadata.generation of the Foo that this status
 	// was computed from. When it is lower than metadata.generation, the operator
 	// has not yet acted on the latest spec.
@@ -83,6 +90,20 @@ type FooStatus struct {
 	// +kubebuilder:validation:MaxItems=8
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Conditions",xDescriptors="urn:alm:descriptor:io.kubernetes.conditions"
 	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+}
+
+// FriendReference identifies a friend pod in the Foo's namespace.
+type FriendReference struct {
+	// name is the name of the pod; it equals the Foo's spec.name.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+
+	// uid is the UID of the pod. A pod deleted and created again under the same name
+	// has a new UID, so a change here means the friend was replaced.
+	// +required
+	UID types.UID `json:"uid"`
 }
 
 // Foo is happy while its friend, a pod named spec.name in the same namespace,
