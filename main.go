@@ -29,11 +29,14 @@ import (
 	"strings"
 	"time"
 
+	operatorsv2 "github.com/operator-framework/api/pkg/operators/v2"
+	"github.com/operator-framework/operator-lib/conditions"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -49,6 +52,10 @@ import (
 // namespaces; empty means every namespace.
 const watchNamespaceEnv = "WATCH_NAMESPACE"
 
+// operatorConditionEnv is set by OLM to the name of the OperatorCondition it created for
+// this operator; unset means the operator does not run under OLM.
+const operatorConditionEnv = "OPERATOR_CONDITION_NAME"
+
 // leaderElectionID names the Lease that replicas of the manager compete for.
 const leaderElectionID = "foo-operator.tutorial.my.domain"
 
@@ -60,6 +67,7 @@ var (
 func init() {
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(tutorialv1.AddToScheme(scheme))
+	utilruntime.Must(operatorsv2.AddToScheme(scheme))
 }
 
 func main() {
@@ -154,6 +162,12 @@ func main() {
 		setupLog.Error(err, "Unable to set up the controller", "controller", controllers.ControllerName)
 		os.Exit(1)
 	}
+	if os.Getenv(operatorConditionEnv) != "" {
+		if err := setupUpgradeHold(ctx, mgr); err != nil {
+			setupLog.Error(err, "Unable to set up the controller", "controller", controllers.UpgradeHoldControllerName)
+			os.Exit(1)
+		}
+	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		setupLog.Error(err, "Unable to set up the health check")
 		os.Exit(1)
@@ -168,6 +182,23 @@ func main() {
 		setupLog.Error(err, "Manager stopped with an error")
 		os.Exit(1)
 	}
+}
+
+// setupUpgradeHold registers the controller that tells OLM, through the OperatorCondition
+// named by OPERATOR_CONDITION_NAME, whether the operator may be upgraded now.
+func setupUpgradeHold(ctx context.Context, mgr ctrl.Manager) error {
+	// The OperatorCondition lives in the operator's namespace, which the cache may not
+	// watch, so it is read and written directly.
+	direct, err := client.New(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()})
+	if err != nil {
+		return err
+	}
+	upgradeable, err := conditions.InClusterFactory{Client: direct}.NewCondition(operatorsv2.ConditionType(operatorsv2.Upgradeable))
+	if err != nil {
+		return err
+	}
+	reconciler := &controllers.UpgradeHoldReconciler{Reader: mgr.GetClient(), Upgradeable: upgradeable}
+	return reconciler.SetupWithManager(ctx, mgr)
 }
 
 // parseNamespaces splits a comma-separated namespace list, ignoring blanks around and

@@ -21,9 +21,13 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	olmcrds "github.com/operator-framework/api/crds"
+	operatorsv2 "github.com/operator-framework/api/pkg/operators/v2"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -59,11 +63,18 @@ var _ = BeforeSuite(func() {
 	Expect(os.Getenv("KUBEBUILDER_ASSETS")).NotTo(BeEmpty(),
 		"KUBEBUILDER_ASSETS must name the folder holding kube-apiserver and etcd: run the tests with `make test`")
 
+	// A real apiserver on a busy machine can take seconds to answer; a broken controller
+	// never gets there, so a generous bound costs nothing when the tests pass.
+	SetDefaultEventuallyTimeout(30 * time.Second)
+	SetDefaultEventuallyPollingInterval(50 * time.Millisecond)
+
 	ctx, cancel = context.WithCancel(context.Background())
 
 	testEnv = &envtest.Environment{
 		CRDDirectoryPaths:     []string{filepath.Join("..", "config", "crd", "bases")},
 		ErrorIfCRDPathMissing: true,
+		// OLM's OperatorCondition, where the operator publishes whether it may be upgraded.
+		CRDs: []*apiextensionsv1.CustomResourceDefinition{olmcrds.OperatorCondition()},
 	}
 	cfg, err := testEnv.Start()
 	Expect(err).NotTo(HaveOccurred())
@@ -71,6 +82,7 @@ var _ = BeforeSuite(func() {
 	scheme := runtime.NewScheme()
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
 	Expect(tutorialv1.AddToScheme(scheme)).To(Succeed())
+	Expect(operatorsv2.AddToScheme(scheme)).To(Succeed())
 
 	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
@@ -86,10 +98,14 @@ var _ = BeforeSuite(func() {
 	reconciler := &FooReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorderFor(ControllerName)} //nolint:staticcheck // see FooReconciler.Recorder
 	Expect(reconciler.SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: 2})).To(Succeed())
 
+	upgradeHold := &UpgradeHoldReconciler{Reader: mgr.GetClient(), Upgradeable: createOperatorCondition()}
+	Expect(upgradeHold.SetupWithManager(ctx, mgr)).To(Succeed())
+
 	go func() {
 		defer GinkgoRecover()
 		Expect(mgr.Start(ctx)).To(Succeed(), "the manager stopped with an error")
 	}()
+	Expect(mgr.GetCache().WaitForCacheSync(ctx)).To(BeTrue())
 })
 
 var _ = AfterSuite(func() {

@@ -38,6 +38,12 @@ const (
 	FriendTerminatingReason = "FriendTerminating"
 )
 
+// HoldUpgradesAnnotation, set on any Foo, asks that the operator not be upgraded: while a
+// Foo carries it, the operator reports Upgradeable=False to OLM, which then holds back new
+// versions. Its value says why, for whoever reads the OperatorCondition; remove it to let
+// upgrades proceed.
+const HoldUpgradesAnnotation = "tutorial.my.domain/hold-upgrades"
+
 // FooSpec is the desired state of a Foo: which pod it wants as a friend.
 type FooSpec struct {
 	// name is the name of the friend pod. The pod is looked up in the Foo's own

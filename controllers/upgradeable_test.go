@@ -1,0 +1,211 @@
+/*
+Copyright 2026 The foo-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	operatorsv2 "github.com/operator-framework/api/pkg/operators/v2"
+	"github.com/operator-framework/operator-lib/conditions"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+
+	tutorialv1 "github.com/example/foo-operator/api/v1"
+)
+
+// operatorConditionKey is the OperatorCondition the suite's manager publishes to, as OLM
+// would have created it for the operator.
+var operatorConditionKey = types.NamespacedName{Namespace: "operators", Name: "foo-operator.v0.3.0"}
+
+// createOperatorCondition creates the OperatorCondition OLM would create, and returns the
+// Upgradeable condition in it. operator-lib finds the OperatorCondition through the pod's
+// service account files, which a test process does not have; this reads and writes the
+// same object the same way (get, set the condition in spec, update).
+func createOperatorCondition() conditions.Condition {
+	Expect(k8sClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: operatorConditionKey.Namespace}})).To(Succeed())
+	Expect(k8sClient.Create(ctx, &operatorsv2.OperatorCondition{ObjectMeta: metav1.ObjectMeta{
+		Namespace: operatorConditionKey.Namespace, Name: operatorConditionKey.Name,
+	}})).To(Succeed())
+	return &operatorConditionType{client: k8sClient, key: operatorConditionKey, conditionType: operatorsv2.Upgradeable}
+}
+
+type operatorConditionType struct {
+	client        client.Client
+	key           types.NamespacedName
+	conditionType string
+}
+
+func (c *operatorConditionType) Get(ctx context.Context) (*metav1.Condition, error) {
+	var operatorCondition operatorsv2.OperatorCondition
+	if err := c.client.Get(ctx, c.key, &operatorCondition); err != nil {
+		return nil, err
+	}
+	condition := meta.FindStatusCondition(operatorCondition.Spec.Conditions, c.conditionType)
+	if condition == nil {
+		return nil, fmt.Errorf("condition %s not found", c.conditionType)
+	}
+	return condition, nil
+}
+
+func (c *operatorConditionType) Set(ctx context.Context, status metav1.ConditionStatus, options ...conditions.Option) error {
+	var operatorCondition operatorsv2.OperatorCondition
+	if err := c.client.Get(ctx, c.key, &operatorCondition); err != nil {
+		return err
+	}
+	condition := metav1.Condition{Type: c.conditionType, Status: status}
+	for _, option := range options {
+		option(&condition)
+	}
+	meta.SetStatusCondition(&operatorCondition.Spec.Conditions, condition)
+	return c.client.Update(ctx, &operatorCondition)
+}
+
+var _ = Describe("Upgrade holds", func() {
+	upgradeable := func(g Gomega) *metav1.Condition {
+		var operatorCondition operatorsv2.OperatorCondition
+		g.Expect(k8sClient.Get(ctx, operatorConditionKey, &operatorCondition)).To(Succeed())
+		condition := meta.FindStatusCondition(operatorCondition.Spec.Conditions, operatorsv2.Upgradeable)
+		g.Expect(condition).NotTo(BeNil(), "the Upgradeable condition is published")
+		return condition
+	}
+
+	It("tells OLM the operator is not upgradeable while a Foo holds upgrades", func() {
+		namespace := createNamespace()
+		By("publishing Upgradeable=True while no Foo holds upgrades")
+		Eventually(func(g Gomega) {
+			g.Expect(upgradeable(g).Status).To(Equal(metav1.ConditionTrue))
+			g.Expect(upgradeable(g).Reason).To(Equal(NoUpgradeHoldReason))
+		}).Should(Succeed())
+
+		By("annotating a Foo with a hold")
+		foo := createFoo(namespace, "held", "jack")
+		setAnnotation(foo, tutorialv1.HoldUpgradesAnnotation, "migrating data")
+		Eventually(func(g Gomega) {
+			condition := upgradeable(g)
+			g.Expect(condition.Status).To(Equal(metav1.ConditionFalse))
+			g.Expect(condition.Reason).To(Equal(UpgradeHeldReason))
+			g.Expect(condition.Message).To(ContainSubstring(namespace + "/held (migrating data)"))
+		}).Should(Succeed())
+
+		By("removing the hold")
+		setAnnotation(foo, tutorialv1.HoldUpgradesAnnotation, "")
+		Eventually(func(g Gomega) {
+			g.Expect(upgradeable(g).Status).To(Equal(metav1.ConditionTrue))
+		}).Should(Succeed())
+	})
+})
+
+func setAnnotation(foo *tutorialv1.Foo, key, value string) {
+	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, key, value)
+	if value == "" {
+		patch = fmt.Appendf(nil, `{"metadata":{"annotations":{%q:null}}}`, key)
+	}
+	ExpectWithOffset(1, k8sClient.Patch(ctx, foo, client.RawPatch(types.MergePatchType, patch))).To(Succeed())
+}
+
+func TestUpgradeableCondition(t *testing.T) {
+	held := func(namespace, name, reason string) tutorialv1.Foo {
+		foo := tutorialv1.Foo{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name,
+			Annotations: map[string]string{tutorialv1.HoldUpgradesAnnotation: reason}}}
+		return foo
+	}
+	many := make([]tutorialv1.Foo, 12)
+	for i := range many {
+		many[i] = held("ns", fmt.Sprintf("foo-%02d", i), "")
+	}
+
+	tests := []struct {
+		name        string
+		held        []tutorialv1.Foo
+		wantStatus  metav1.ConditionStatus
+		wantReason  string
+		wantMessage string
+	}{
+		{
+			name: "no holds", wantStatus: metav1.ConditionTrue, wantReason: NoUpgradeHoldReason,
+			wantMessage: "No Foo holds upgrades",
+		},
+		{
+			name:       "holds are named with their reasons, in order",
+			held:       []tutorialv1.Foo{held("b", "foo", ""), held("a", "foo", "migrating data")},
+			wantStatus: metav1.ConditionFalse, wantReason: UpgradeHeldReason,
+			wantMessage: "Upgrades are held by the tutorial.my.domain/hold-upgrades annotation on 2 Foo(s): " +
+				"a/foo (migrating data), b/foo",
+		},
+		{
+			name: "a long reason is cut", held: []tutorialv1.Foo{held("a", "foo", strings.Repeat("x", 150))},
+			wantStatus: metav1.ConditionFalse, wantReason: UpgradeHeldReason,
+			wantMessage: "Upgrades are held by the tutorial.my.domain/hold-upgrades annotation on 1 Foo(s): " +
+				"a/foo (" + strings.Repeat("x", 100) + "...)",
+		},
+		{
+			name: "many holds are counted, and the first ten named", held: many,
+			wantStatus: metav1.ConditionFalse, wantReason: UpgradeHeldReason,
+			wantMessage: "Upgrades are held by the tutorial.my.domain/hold-upgrades annotation on 12 Foo(s): " +
+				"ns/foo-00, ns/foo-01, ns/foo-02, ns/foo-03, ns/foo-04, ns/foo-05, ns/foo-06, ns/foo-07, ns/foo-08, ns/foo-09, and 2 more",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			got := upgradeableCondition(tt.held)
+			g.Expect(got.Type).To(Equal(operatorsv2.Upgradeable))
+			g.Expect(got.Status).To(Equal(tt.wantStatus))
+			g.Expect(got.Reason).To(Equal(tt.wantReason))
+			g.Expect(got.Message).To(Equal(tt.wantMessage))
+		})
+	}
+}
+
+func TestHoldChanged(t *testing.T) {
+	foo := func(annotations map[string]string) *tutorialv1.Foo {
+		return &tutorialv1.Foo{ObjectMeta: metav1.ObjectMeta{Annotations: annotations}}
+	}
+	hold := func(reason string) map[string]string {
+		return map[string]string{tutorialv1.HoldUpgradesAnnotation: reason}
+	}
+	other := map[string]string{"note": "unrelated"}
+
+	tests := []struct {
+		name string
+		pass bool
+		got  bool
+	}{
+		{name: "holding Foo created", pass: true, got: holdChanged.Create(event.CreateEvent{Object: foo(hold(""))})},
+		{name: "plain Foo created", pass: false, got: holdChanged.Create(event.CreateEvent{Object: foo(other)})},
+		{name: "holding Foo deleted", pass: true, got: holdChanged.Delete(event.DeleteEvent{Object: foo(hold("x"))})},
+		{name: "plain Foo deleted", pass: false, got: holdChanged.Delete(event.DeleteEvent{Object: foo(nil)})},
+		{name: "hold added", pass: true, got: holdChanged.Update(event.UpdateEvent{ObjectOld: foo(nil), ObjectNew: foo(hold(""))})},
+		{name: "hold removed", pass: true, got: holdChanged.Update(event.UpdateEvent{ObjectOld: foo(hold("")), ObjectNew: foo(other)})},
+		{name: "hold reason changed", pass: true, got: holdChanged.Update(event.UpdateEvent{ObjectOld: foo(hold("a")), ObjectNew: foo(hold("b"))})},
+		{name: "other annotation changed", pass: false, got: holdChanged.Update(event.UpdateEvent{ObjectOld: foo(nil), ObjectNew: foo(other)})},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			NewWithT(t).Expect(tt.got).To(Equal(tt.pass))
+		})
+	}
+}
