@@ -1,5 +1,5 @@
 # VERSION is the operator's release version: the image tag, and the version of the bundle.
-VERSION ?= 0.2.0
+VERSION ?= 0.3.0
 
 # CHANNELS lists the OLM channels the bundle is published in; DEFAULT_CHANNEL is the one a
 # Subscription that names none follows.
