@@ -114,7 +114,7 @@ undeploy: kustomize ## Remove the operator from the cluster. Call with ignore-no
 # Every tool is built from a pinned Go module under hack/tools into LOCALBIN, named with its
 # version so that a version bump in a tools go.mod builds the new one.
 LOCALBIN ?= $(CURDIR)/bin
-TOOLS_MODULES := hack/tools hack/tools/kube-apiserver hack/tools/etcd
+TOOLS_MODULES := hack/tools hack/tools/kube-apiserver hack/tools/etcd hack/tools/kubectl
 
 # mod-version prints the version at which the go.mod in folder $(1) requires module $(2).
 mod-version = $(shell awk '$$1 == "require" { $$1 = ""; $$0 = $$0 } $$1 == "$(2)" { print $$2; exit }' $(1)/go.mod)
@@ -127,6 +127,10 @@ ETCD_VERSION := $(call mod-version,hack/tools/etcd,go.etcd.io/etcd/server/v3)
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
 
+# KUBECTL_LOCAL is a kubectl built from Go modules, for the tests and for machines without one.
+KUBECTL_VERSION := $(patsubst v%,%,$(call mod-version,hack/tools/kubectl,k8s.io/kubernetes))
+KUBECTL_LOCAL ?= $(LOCALBIN)/kubectl-v$(KUBECTL_VERSION)
+
 # ENVTEST_ASSETS holds the control plane the tests run against (KUBEBUILDER_ASSETS).
 ENVTEST_ASSETS ?= $(LOCALBIN)/k8s/$(KUBE_VERSION)-etcd-$(ETCD_VERSION)-$(GOOS)-$(GOARCH)
 
@@ -136,6 +140,12 @@ KUBE_APISERVER_LDFLAGS := -s -w \
 	-X k8s.io/component-base/version.gitVersion=v$(KUBE_VERSION) \
 	-X k8s.io/component-base/version.gitMajor=$(word 1,$(subst ., ,$(KUBE_VERSION))) \
 	-X k8s.io/component-base/version.gitMinor=$(word 2,$(subst ., ,$(KUBE_VERSION)))
+
+# kubectl, likewise, so that `kubectl version` tells which one it is.
+KUBECTL_LDFLAGS := -s -w \
+	-X k8s.io/component-base/version.gitVersion=v$(KUBECTL_VERSION) \
+	-X k8s.io/component-base/version.gitMajor=$(word 1,$(subst ., ,$(KUBECTL_VERSION))) \
+	-X k8s.io/component-base/version.gitMinor=$(word 2,$(subst ., ,$(KUBECTL_VERSION)))
 
 # go-build-tool builds package $(3) of the tools module in folder $(2) into the binary $(1),
 # with extra `go build` flags $(4), printing one line when it starts and one when it is done.
@@ -156,6 +166,11 @@ $(CONTROLLER_GEN):
 kustomize: $(KUSTOMIZE) ## Build kustomize.
 $(KUSTOMIZE):
 	$(call go-build-tool,$@,hack/tools,sigs.k8s.io/kustomize/kustomize/v5)
+
+.PHONY: kubectl
+kubectl: $(KUBECTL_LOCAL) ## Build kubectl (about a minute the first time).
+$(KUBECTL_LOCAL):
+	$(call go-build-tool,$@,hack/tools/kubectl,k8s.io/kubernetes/cmd/kubectl,-ldflags "$(KUBECTL_LDFLAGS)")
 
 .PHONY: envtest
 envtest: $(ENVTEST_ASSETS)/kube-apiserver $(ENVTEST_ASSETS)/etcd ## Build the tests' control plane: kube-apiserver and etcd (about 10 minutes the first time).
