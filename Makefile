@@ -68,6 +68,40 @@ verify: ## Regenerate every generated file and fail if any of them was stale.
 	fi; \
 	echo "Generated files are up to date"
 
+##@ Try it on this machine
+
+# DEMO_DIR is the demo's scratch folder: the control plane's data, kubeconfigs and logs.
+DEMO_DIR ?= $(CURDIR)/.demo
+
+# DEMO_KUBECTL is the kubectl the demo drives: the one on PATH, or else one built from Go
+# modules at the control plane's version.
+DEMO_KUBECTL ?= $(or $(shell command -v kubectl 2>/dev/null),$(KUBECTL_LOCAL))
+
+# The control plane library keeps port reservations in the user's cache folder; pointing it
+# into DEMO_DIR leaves nothing of the demo outside the project.
+DEMO = XDG_CACHE_HOME="$(DEMO_DIR)/cache" $(LOCALBIN)/demo --dir "$(DEMO_DIR)" \
+	--assets "$(ENVTEST_ASSETS)" --manager "$(LOCALBIN)/manager" --kubectl "$(DEMO_KUBECTL)"
+
+.PHONY: demo
+demo: build envtest demo-program demo-kubectl ## Show the operator at work on a local kube-apiserver and etcd, then stop everything.
+	@$(DEMO)
+
+.PHONY: dev-cluster
+dev-cluster: build envtest demo-program demo-kubectl ## Leave a local control plane and the manager running, for kubectl.
+	@$(DEMO) --dev-cluster
+
+.PHONY: dev-cluster-down
+dev-cluster-down: demo-program ## Stop what `make dev-cluster` started.
+	@$(DEMO) --dev-cluster-down
+
+.PHONY: demo-program
+demo-program:
+	@go build -o $(LOCALBIN)/demo ./hack/demo
+
+.PHONY: demo-kubectl
+demo-kubectl:
+	@if [ "$(DEMO_KUBECTL)" = "$(KUBECTL_LOCAL)" ]; then $(MAKE) --no-print-directory kubectl; fi
+
 ##@ Build
 
 .PHONY: build
