@@ -17,10 +17,16 @@ limitations under the License.
 package controllers
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	dto "github.com/prometheus/client_model/go"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+	"sigs.k8s.io/yaml"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
 )
@@ -80,6 +86,43 @@ var _ = Describe("Metrics", func() {
 		Eventually(turnedHappy).Should(Equal(happyBefore + 1))
 		Eventually(turnedUnhappy).Should(Equal(unhappyBefore + 1))
 	})
+
+	It("serve every metric that the alerts use", func() {
+		// Makes each metric this suite's manager can produce appear at least once.
+		foo := createFoo(namespace, "foo", "jack")
+		expectHappy(foo, false, tutorialv1.FriendNotFoundReason)
+
+		families, err := ctrlmetrics.Registry.Gather()
+		Expect(err).NotTo(HaveOccurred())
+		served := map[string]bool{}
+		for _, family := range families {
+			served[family.GetName()] = true
+		}
+
+		rules := readAlertingRules()
+		Expect(rules).NotTo(BeEmpty())
+		operatorMetric := regexp.MustCompile(`\b(?:foo_operator|controller_runtime|workqueue)_[a-z_]+`)
+		for _, rule := range rules {
+			used := operatorMetric.FindAllString(rule.Expr, -1)
+			Expect(used).NotTo(BeEmpty(), "alert %s uses none of the operator's metrics", rule.Alert)
+			for _, name := range used {
+				name = strings.TrimSuffix(strings.TrimSuffix(name, "_bucket"), "_count")
+				Expect(served).To(HaveKey(name), "alert %s uses %s, which the manager does not serve", rule.Alert, name)
+			}
+		}
+	})
+
+	It("link every alert to its runbook", func() {
+		runbook, err := os.ReadFile(filepath.Join("..", "docs", "metrics.md"))
+		Expect(err).NotTo(HaveOccurred())
+		for _, rule := range readAlertingRules() {
+			url := rule.Annotations["runbook_url"]
+			Expect(url).To(HaveSuffix("/docs/metrics.md#"+strings.ToLower(rule.Alert)), "runbook_url of %s", rule.Alert)
+			Expect(string(runbook)).To(ContainSubstring("\n### "+rule.Alert+"\n"), "runbook section of %s", rule.Alert)
+			Expect(rule.Annotations).To(HaveKey("summary"))
+			Expect(rule.Annotations).To(HaveKey("description"))
+		}
+	})
 })
 
 // metricValue returns the value of the gauge or counter name whose labels include labels,
@@ -111,4 +154,31 @@ func hasLabels(metric *dto.Metric, want map[string]string) bool {
 		}
 	}
 	return matched == len(want)
+}
+
+type alertingRule struct {
+	Alert       string            `json:"alert"`
+	Expr        string            `json:"expr"`
+	Annotations map[string]string `json:"annotations"`
+}
+
+// readAlertingRules reads the alerts of the PrometheusRule in config/prometheus.
+func readAlertingRules() []alertingRule {
+	content, err := os.ReadFile(filepath.Join("..", "config", "prometheus", "alerts.yaml"))
+	ExpectWithOffset(1, err).NotTo(HaveOccurred())
+	var prometheusRule struct {
+		Kind string `json:"kind"`
+		Spec struct {
+			Groups []struct {
+				Rules []alertingRule `json:"rules"`
+			} `json:"groups"`
+		} `json:"spec"`
+	}
+	ExpectWithOffset(1, yaml.Unmarshal(content, &prometheusRule)).To(Succeed())
+	ExpectWithOffset(1, prometheusRule.Kind).To(Equal("PrometheusRule"))
+	var rules []alertingRule
+	for _, group := range prometheusRule.Spec.Groups {
+		rules = append(rules, group.Rules...)
+	}
+	return rules
 }
