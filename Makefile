@@ -39,6 +39,11 @@ manifests: controller-gen ## Generate the CRD and the RBAC role from the markers
 generate: controller-gen ## Generate the DeepCopy methods of the API types.
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./..."
 
+.PHONY: api-docs
+api-docs: crd-ref-docs ## Generate the API reference docs/api.md from the Go types in api/.
+	@$(CRD_REF_DOCS) --config hack/api-docs.yaml --source-path api --renderer markdown \
+		--output-path docs/api.md --log-level ERROR
+
 .PHONY: fmt
 fmt: ## Format the Go code.
 	go fmt ./...
@@ -60,7 +65,7 @@ test: manifests generate fmt vet envtest ## Run all tests against a local kube-a
 verify: ## Regenerate every generated file and fail if any of them was stale.
 	@snapshot() { git status --porcelain=v1 --untracked-files=all; git diff --no-ext-diff; }; \
 	before=$$(snapshot | sha256sum); \
-	$(MAKE) --no-print-directory manifests generate fmt tidy; \
+	$(MAKE) --no-print-directory manifests generate api-docs fmt tidy; \
 	if [ "$$(snapshot | sha256sum)" != "$$before" ]; then \
 		echo "Generated files were stale and have been regenerated; review and commit:"; \
 		git status --short; \
@@ -155,11 +160,13 @@ mod-version = $(shell awk '$$1 == "require" { $$1 = ""; $$0 = $$0 } $$1 == "$(2)
 
 CONTROLLER_TOOLS_VERSION := $(call mod-version,hack/tools,sigs.k8s.io/controller-tools)
 KUSTOMIZE_VERSION := $(call mod-version,hack/tools,sigs.k8s.io/kustomize/kustomize/v5)
+CRD_REF_DOCS_VERSION := $(call mod-version,hack/tools,github.com/elastic/crd-ref-docs)
 KUBE_VERSION := $(patsubst v%,%,$(call mod-version,hack/tools/kube-apiserver,k8s.io/kubernetes))
 ETCD_VERSION := $(call mod-version,hack/tools/etcd,go.etcd.io/etcd/server/v3)
 
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
+CRD_REF_DOCS ?= $(LOCALBIN)/crd-ref-docs-$(CRD_REF_DOCS_VERSION)
 
 # KUBECTL_LOCAL is a kubectl built from Go modules, for the tests and for machines without one.
 KUBECTL_VERSION := $(patsubst v%,%,$(call mod-version,hack/tools/kubectl,k8s.io/kubernetes))
@@ -200,6 +207,11 @@ $(CONTROLLER_GEN):
 kustomize: $(KUSTOMIZE) ## Build kustomize.
 $(KUSTOMIZE):
 	$(call go-build-tool,$@,hack/tools,sigs.k8s.io/kustomize/kustomize/v5)
+
+.PHONY: crd-ref-docs
+crd-ref-docs: $(CRD_REF_DOCS) ## Build crd-ref-docs.
+$(CRD_REF_DOCS):
+	$(call go-build-tool,$@,hack/tools,github.com/elastic/crd-ref-docs)
 
 .PHONY: kubectl
 kubectl: $(KUBECTL_LOCAL) ## Build kubectl (about a minute the first time).
