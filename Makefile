@@ -58,8 +58,8 @@ tidy: ## Tidy go.mod of the operator and of every tools module.
 	@for dir in $(TOOLS_MODULES); do (cd $$dir && go mod tidy); done
 
 .PHONY: test
-test: manifests generate fmt vet envtest ## Run all tests against a local kube-apiserver and etcd (built on first use).
-	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test ./... -coverprofile cover.out
+test: manifests generate fmt vet envtest kubectl ## Run all tests against a local kube-apiserver and etcd (built on first use).
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" TEST_ASSET_KUBECTL="$(KUBECTL_LOCAL)" go test ./... -coverprofile cover.out
 
 .PHONY: verify
 verify: ## Regenerate every generated file and fail if any of them was stale.
@@ -168,7 +168,9 @@ CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
 CRD_REF_DOCS ?= $(LOCALBIN)/crd-ref-docs-$(CRD_REF_DOCS_VERSION)
 
-# KUBECTL_LOCAL is a kubectl built from Go modules, for the tests and for machines without one.
+# KUBECTL_LOCAL is a kubectl built from Go modules: the tests use it, so that what they
+# check of kubectl's output does not depend on the machine; so does the demo, on machines
+# without a kubectl.
 KUBECTL_VERSION := $(patsubst v%,%,$(call mod-version,hack/tools/kubectl,k8s.io/kubernetes))
 KUBECTL_LOCAL ?= $(LOCALBIN)/kubectl-v$(KUBECTL_VERSION)
 
