@@ -41,8 +41,8 @@ import (
 // waitTimeout bounds every wait for the operator to react; it reacts in well under a second.
 const waitTimeout = "30s"
 
-// step is one turn of the story: commands a user would type, the Events the operator must
-// emit in answer, and a note on what to look at.
+// step is one turn of the story: commands a user would type, ending with what they show of
+// the Foos, the Events the operator must emit in answer, and a note on what to look at.
 type step struct {
 	title    string
 	commands [][]string
@@ -62,6 +62,7 @@ var story = []step{
 		commands: [][]string{
 			{"apply", "-k", "config/samples"},
 			{"wait", "--for=condition=Happy=false", "--timeout=" + waitTimeout, "foo/foo-01", "foo/foo-02"},
+			{"get", "foos"},
 		},
 		note: "No Events yet: a new Foo without a friend starts unhappy, which is no change of mood.",
 	},
@@ -71,6 +72,7 @@ var story = []step{
 			{"run", "jack", "--image=registry.k8s.io/pause:3.10"},
 			{"wait", "--for=condition=Happy=true", "--timeout=" + waitTimeout, "foo/foo-01"},
 			{"wait", "--for=condition=Happy=false", "--timeout=" + waitTimeout, "foo/foo-02"},
+			{"get", "foos"},
 		},
 		wantEvents: map[string][]string{"foo-01": {tutorialv1.FriendFoundReason}},
 		note:       "This control plane has no nodes, so jack stays Pending; that it exists is all a Foo needs.",
@@ -80,6 +82,7 @@ var story = []step{
 		commands: [][]string{
 			{"patch", "foo", "foo-02", "--type=merge", "-p", `{"spec":{"name":"jack"}}`},
 			{"wait", "--for=condition=Happy=true", "--timeout=" + waitTimeout, "foo/foo-02"},
+			{"get", "foos"},
 		},
 		wantEvents: map[string][]string{"foo-02": {tutorialv1.FriendFoundReason}},
 	},
@@ -88,14 +91,20 @@ var story = []step{
 		commands: [][]string{
 			{"delete", "pod", "jack"},
 			{"wait", "--for=condition=Happy=false", "--timeout=" + waitTimeout, "foo/foo-01", "foo/foo-02"},
+			{"get", "foos"},
 		},
 		wantEvents: map[string][]string{"foo-01": unhappyReasons, "foo-02": unhappyReasons},
-		note:       "`kubectl describe foo foo-01` shows the Happy condition and these Events together.",
+	},
+	{
+		title: "Ask foo-01 what happened: its Happy condition and its Events",
+		commands: [][]string{
+			{"describe", "foo", "foo-01"},
+		},
 	},
 }
 
-// tellStory plays the story against c, printing each command, its output, what
-// `kubectl get foos` shows, and the Events the operator emitted for the step.
+// tellStory plays the story against c, printing each command and its output, then the
+// Events the operator emitted during the step.
 func tellStory(ctx context.Context, c *localCluster, w io.Writer) error {
 	reader, err := client.New(c.config, client.Options{Scheme: clientgoscheme.Scheme})
 	if err != nil {
@@ -105,7 +114,7 @@ func tellStory(ctx context.Context, c *localCluster, w io.Writer) error {
 
 	for i, s := range story {
 		_, _ = fmt.Fprintf(w, "\n--- Step %d of %d: %s\n", i+1, len(story), s.title)
-		for _, args := range slices.Concat(s.commands, [][]string{{"get", "foos"}}) {
+		for _, args := range s.commands {
 			_, _ = fmt.Fprintf(w, "$ kubectl %s\n", shellJoin(args))
 			output, err := c.kubectl.run(ctx, args...)
 			if err != nil {
