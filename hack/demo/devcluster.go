@@ -77,7 +77,7 @@ func startDevCluster(ctx context.Context, opts clusterOptions) error {
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.ExtraFiles = []*os.File{statusWriter}
 	closeInheritedFilesOnExec()
-	// A session of its own: closing this terminal or pressing Ctrl-C in it later does not
+	// Detached from this terminal (setsid): closing it or pressing Ctrl-C in it later does not
 	// reach the dev cluster; `make dev-cluster-down` stops it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
