@@ -49,6 +49,11 @@ manifests: controller-gen ## Generate the CRD and the RBAC role from the markers
 generate: controller-gen ## Generate the DeepCopy methods of the API types.
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./..."
 
+.PHONY: api-docs
+api-docs: crd-ref-docs ## Generate the API reference docs/api.md from the Go types in api/.
+	@$(CRD_REF_DOCS) --config hack/api-docs.yaml --source-path api --renderer markdown \
+		--output-path docs/api.md --log-level ERROR
+
 .PHONY: fmt
 fmt: ## Format the Go code.
 	go fmt ./...
@@ -63,20 +68,54 @@ tidy: ## Tidy go.mod of the operator and of every tools module.
 	@for dir in $(TOOLS_MODULES); do (cd $$dir && go mod tidy); done
 
 .PHONY: test
-test: manifests generate fmt vet envtest opm ## Run all tests against a local kube-apiserver and etcd (built on first use).
-	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" OPM="$(OPM)" go test ./... -coverprofile cover.out
+test: manifests generate fmt vet envtest kubectl opm ## Run all tests against a local kube-apiserver and etcd (built on first use).
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" TEST_ASSET_KUBECTL="$(KUBECTL_LOCAL)" OPM="$(OPM)" go test ./... -coverprofile cover.out
 
 .PHONY: verify
 verify: ## Regenerate every generated file (code, manifests, bundle, catalog) and fail if any was stale.
 	@snapshot() { git status --porcelain=v1 --untracked-files=all; git diff --no-ext-diff; }; \
 	before=$$(snapshot | sha256sum); \
-	$(MAKE) --no-print-directory manifests generate fmt tidy bundle catalog; \
+	$(MAKE) --no-print-directory manifests generate api-docs fmt tidy bundle catalog; \
 	if [ "$$(snapshot | sha256sum)" != "$$before" ]; then \
 		echo "Generated files were stale and have been regenerated; review and commit:"; \
 		git status --short; \
 		exit 1; \
 	fi; \
 	echo "Generated files are up to date"
+
+##@ Try it on this machine
+
+# DEMO_DIR is the demo's scratch folder: the control plane's data, kubeconfigs and logs.
+DEMO_DIR ?= $(CURDIR)/.demo
+
+# DEMO_KUBECTL is the kubectl the demo drives: the one on PATH, or else one built from Go
+# modules at the control plane's version.
+DEMO_KUBECTL ?= $(or $(shell command -v kubectl 2>/dev/null),$(KUBECTL_LOCAL))
+
+# The control plane library keeps port reservations in the user's cache folder; pointing it
+# into DEMO_DIR leaves nothing of the demo outside the project.
+DEMO = XDG_CACHE_HOME="$(DEMO_DIR)/cache" $(LOCALBIN)/demo --dir "$(DEMO_DIR)" \
+	--assets "$(ENVTEST_ASSETS)" --manager "$(LOCALBIN)/manager" --kubectl "$(DEMO_KUBECTL)"
+
+.PHONY: demo
+demo: build envtest demo-program demo-kubectl ## Show the operator at work on a local kube-apiserver and etcd, then stop everything.
+	@$(DEMO)
+
+.PHONY: dev-cluster
+dev-cluster: build envtest demo-program demo-kubectl ## Leave a local control plane and the manager running, for kubectl.
+	@$(DEMO) --dev-cluster
+
+.PHONY: dev-cluster-down
+dev-cluster-down: demo-program ## Stop what `make dev-cluster` started.
+	@$(DEMO) --dev-cluster-down
+
+.PHONY: demo-program
+demo-program:
+	@go build -o $(LOCALBIN)/demo ./hack/demo
+
+.PHONY: demo-kubectl
+demo-kubectl:
+	@if [ "$(DEMO_KUBECTL)" = "$(KUBECTL_LOCAL)" ]; then $(MAKE) --no-print-directory kubectl; fi
 
 ##@ Build
 
@@ -181,13 +220,14 @@ undeploy: kustomize ## Remove the operator from the cluster. Call with ignore-no
 # Every tool is built from a pinned Go module under hack/tools into LOCALBIN, named with its
 # version so that a version bump in a tools go.mod builds the new one.
 LOCALBIN ?= $(CURDIR)/bin
-TOOLS_MODULES := hack/tools hack/tools/kube-apiserver hack/tools/etcd hack/tools/operator-sdk hack/tools/opm
+TOOLS_MODULES := hack/tools hack/tools/kube-apiserver hack/tools/etcd hack/tools/kubectl hack/tools/operator-sdk hack/tools/opm
 
 # mod-version prints the version at which the go.mod in folder $(1) requires module $(2).
 mod-version = $(shell awk '$$1 == "require" { $$1 = ""; $$0 = $$0 } $$1 == "$(2)" { print $$2; exit }' $(1)/go.mod)
 
 CONTROLLER_TOOLS_VERSION := $(call mod-version,hack/tools,sigs.k8s.io/controller-tools)
 KUSTOMIZE_VERSION := $(call mod-version,hack/tools,sigs.k8s.io/kustomize/kustomize/v5)
+CRD_REF_DOCS_VERSION := $(call mod-version,hack/tools,github.com/elastic/crd-ref-docs)
 KUBE_VERSION := $(patsubst v%,%,$(call mod-version,hack/tools/kube-apiserver,k8s.io/kubernetes))
 ETCD_VERSION := $(call mod-version,hack/tools/etcd,go.etcd.io/etcd/server/v3)
 OPERATOR_SDK_VERSION := $(call mod-version,hack/tools/operator-sdk,github.com/operator-framework/operator-sdk)
@@ -197,6 +237,13 @@ CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
 OPERATOR_SDK ?= $(LOCALBIN)/operator-sdk-$(OPERATOR_SDK_VERSION)
 OPM ?= $(LOCALBIN)/opm-$(OPM_VERSION)
+CRD_REF_DOCS ?= $(LOCALBIN)/crd-ref-docs-$(CRD_REF_DOCS_VERSION)
+
+# KUBECTL_LOCAL is a kubectl built from Go modules: the tests use it, so that what they
+# check of kubectl's output does not depend on the machine; so does the demo, on machines
+# without a kubectl.
+KUBECTL_VERSION := $(patsubst v%,%,$(call mod-version,hack/tools/kubectl,k8s.io/kubernetes))
+KUBECTL_LOCAL ?= $(LOCALBIN)/kubectl-v$(KUBECTL_VERSION)
 
 # ENVTEST_ASSETS holds the control plane the tests run against (KUBEBUILDER_ASSETS).
 ENVTEST_ASSETS ?= $(LOCALBIN)/k8s/$(KUBE_VERSION)-etcd-$(ETCD_VERSION)-$(GOOS)-$(GOARCH)
@@ -207,6 +254,12 @@ KUBE_APISERVER_LDFLAGS := -s -w \
 	-X k8s.io/component-base/version.gitVersion=v$(KUBE_VERSION) \
 	-X k8s.io/component-base/version.gitMajor=$(word 1,$(subst ., ,$(KUBE_VERSION))) \
 	-X k8s.io/component-base/version.gitMinor=$(word 2,$(subst ., ,$(KUBE_VERSION)))
+
+# kubectl, likewise, so that `kubectl version` tells which one it is.
+KUBECTL_LDFLAGS := -s -w \
+	-X k8s.io/component-base/version.gitVersion=v$(KUBECTL_VERSION) \
+	-X k8s.io/component-base/version.gitMajor=$(word 1,$(subst ., ,$(KUBECTL_VERSION))) \
+	-X k8s.io/component-base/version.gitMinor=$(word 2,$(subst ., ,$(KUBECTL_VERSION)))
 
 # go-build-tool builds package $(3) of the tools module in folder $(2) into the binary $(1),
 # with extra `go build` flags $(4) and environment $(5), printing one line when it starts and
@@ -228,6 +281,16 @@ $(CONTROLLER_GEN):
 kustomize: $(KUSTOMIZE) ## Build kustomize.
 $(KUSTOMIZE):
 	$(call go-build-tool,$@,hack/tools,sigs.k8s.io/kustomize/kustomize/v5)
+
+.PHONY: crd-ref-docs
+crd-ref-docs: $(CRD_REF_DOCS) ## Build crd-ref-docs.
+$(CRD_REF_DOCS):
+	$(call go-build-tool,$@,hack/tools,github.com/elastic/crd-ref-docs)
+
+.PHONY: kubectl
+kubectl: $(KUBECTL_LOCAL) ## Build kubectl (about a minute the first time).
+$(KUBECTL_LOCAL):
+	$(call go-build-tool,$@,hack/tools/kubectl,k8s.io/kubernetes/cmd/kubectl,-ldflags "$(KUBECTL_LDFLAGS)")
 
 .PHONY: envtest
 envtest: $(ENVTEST_ASSETS)/kube-apiserver $(ENVTEST_ASSETS)/etcd ## Build the tests' control plane: kube-apiserver and etcd (about 10 minutes the first time).

@@ -37,6 +37,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
@@ -89,10 +90,17 @@ func (r *FooReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	logf.FromContext(ctx).V(1).Info("Updated status", "friend", foo.Spec.Name, "happy", desired.Happy)
 
 	if happyTransition(before, desired) {
-		condition := meta.FindStatusCondition(desired.Conditions, tutorialv1.HappyCondition)
-		r.Recorder.Event(&foo, corev1.EventTypeNormal, condition.Reason, condition.Message)
+		r.announceTransition(&foo, desired)
 	}
 	return ctrl.Result{}, nil
+}
+
+// announceTransition tells that a Foo changed its mood, to users with an Event on the Foo
+// and to monitoring with foo_operator_happy_transitions_total.
+func (r *FooReconciler) announceTransition(foo *tutorialv1.Foo, status tutorialv1.FooStatus) {
+	condition := meta.FindStatusCondition(status.Conditions, tutorialv1.HappyCondition)
+	r.Recorder.Event(foo, corev1.EventTypeNormal, condition.Reason, condition.Message)
+	countHappyTransition(status.Happy, condition.Reason)
 }
 
 // findFriend returns the metadata of the pod named name in namespace, or nil if there is none.
@@ -156,10 +164,14 @@ func jsonFields(status tutorialv1.FooStatus) (map[string]any, error) {
 	return fields, json.Unmarshal(encoded, &fields)
 }
 
-// SetupWithManager registers the spec.name index and the controller with mgr.
+// SetupWithManager registers the spec.name index, the Foo count metric and the controller
+// with mgr.
 func (r *FooReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, options controller.Options) error {
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &tutorialv1.Foo{}, friendNameField, friendName); err != nil {
 		return fmt.Errorf("indexing Foos by %s: %w", friendNameField, err)
+	}
+	if err := metrics.Registry.Register(foosCollector{cache: mgr.GetCache()}); err != nil {
+		return fmt.Errorf("registering the Foo count metric: %w", err)
 	}
 
 	return ctrl.NewControllerManagedBy(mgr).
