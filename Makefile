@@ -52,9 +52,12 @@ tidy: ## Tidy go.mod of the operator and of every tools module.
 	go mod tidy
 	@for dir in $(TOOLS_MODULES); do (cd $$dir && go mod tidy); done
 
+# TEST_ENV is what the tests need to find: the control plane, and kustomize to render config/.
+TEST_ENV = KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" KUSTOMIZE="$(KUSTOMIZE)"
+
 .PHONY: test
-test: manifests generate fmt vet envtest ## Run all tests against a local kube-apiserver and etcd (built on first use).
-	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test ./... -coverprofile cover.out
+test: manifests generate fmt vet envtest kustomize ## Run all tests but the long reliability ones against a local kube-apiserver and etcd (built on first use).
+	$(TEST_ENV) go test $$(go list ./... | grep -v /test/reliability) -coverprofile cover.out
 
 .PHONY: verify
 verify: ## Regenerate every generated file and fail if any of them was stale.
