@@ -154,4 +154,3 @@ func expectedReason(podExists, podTerminating bool) string {
 		return tutorialv1.FriendFoundReason
 	}
 }
-

@@ -36,9 +36,9 @@ import (
 var (
 	controlPlane *harness.ControlPlane
 	// installed is everything config/default renders to.
-	installed []*unstructured.Unstructured
-	managerBin   string
-	workDir      string
+	installed  []*unstructured.Unstructured
+	managerBin string
+	workDir    string
 )
 
 func TestSecurity(t *testing.T) {
