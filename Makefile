@@ -59,6 +59,10 @@ TEST_ENV = KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" KUSTOMIZE="$(KUSTOMIZE)"
 test: manifests generate fmt vet envtest kustomize ## Run all tests but the long reliability ones against a local kube-apiserver and etcd (built on first use).
 	$(TEST_ENV) go test $$(go list ./... | grep -v /test/reliability) -coverprofile cover.out
 
+.PHONY: test-reliability
+test-reliability: manifests generate fmt vet envtest kustomize ## Run the long tests that kill managers and stop the apiserver under load (a few minutes).
+	$(TEST_ENV) go test ./test/reliability/... -timeout 20m -v -ginkgo.no-color
+
 .PHONY: verify
 verify: ## Regenerate every generated file and fail if any of them was stale.
 	@snapshot() { git status --porcelain=v1 --untracked-files=all; git diff --no-ext-diff; }; \
