@@ -67,9 +67,17 @@ tidy: ## Tidy go.mod of the operator and of every tools module.
 	go mod tidy
 	@for dir in $(TOOLS_MODULES); do (cd $$dir && go mod tidy); done
 
+# TEST_ENV is what the tests need to find: the control plane, kustomize to render config/,
+# the kubectl whose output they check, and opm to validate the catalog.
+TEST_ENV = KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" KUSTOMIZE="$(KUSTOMIZE)" TEST_ASSET_KUBECTL="$(KUBECTL_LOCAL)" OPM="$(OPM)"
+
 .PHONY: test
-test: manifests generate fmt vet envtest kubectl opm ## Run all tests against a local kube-apiserver and etcd (built on first use).
-	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" TEST_ASSET_KUBECTL="$(KUBECTL_LOCAL)" OPM="$(OPM)" go test ./... -coverprofile cover.out
+test: manifests generate fmt vet envtest kustomize kubectl opm ## Run all tests but the long reliability ones against a local kube-apiserver and etcd (built on first use).
+	$(TEST_ENV) go test $$(go list ./... | grep -v /test/reliability) -coverprofile cover.out
+
+.PHONY: test-reliability
+test-reliability: manifests generate fmt vet envtest kustomize ## Run the long tests that kill managers and stop the apiserver under load (a few minutes).
+	$(TEST_ENV) go test ./test/reliability/... -timeout 20m -v -ginkgo.no-color
 
 .PHONY: verify
 verify: ## Regenerate every generated file (code, manifests, bundle, catalog) and fail if any was stale.

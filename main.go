@@ -76,6 +76,8 @@ func main() {
 		metricsCertPath, metricsCertName, metricsCertKey string
 		enableLeaderElection, secureMetrics, enableHTTP2 bool
 		maxConcurrentReconciles                          int
+		leaderElectionNamespace                          string
+		leaseDuration, renewDeadline, retryPeriod        time.Duration
 	)
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8443",
 		"The address the metrics endpoint binds to: ':8443' for HTTPS, ':8080' for HTTP, or '0' to disable it.")
@@ -90,6 +92,16 @@ func main() {
 		"The address the pprof profiling endpoint binds to, such as 'localhost:6060'. '0' disables it.")
 	flag.BoolVar(&enableLeaderElection, "leader-elect", false,
 		"Elect a leader among replicas of the manager, so that only one reconciles at a time.")
+	flag.StringVar(&leaderElectionNamespace, "leader-election-namespace", "",
+		"The namespace of the leader election Lease. Empty means the manager's own namespace, which only a manager running in a pod knows.")
+	// The defaults are controller-runtime's. Shorter leases fail over faster but cost more
+	// apiserver writes and step down sooner when the apiserver is slow.
+	flag.DurationVar(&leaseDuration, "leader-elect-lease-duration", 15*time.Second,
+		"How long a standby waits after the leader's last renewal before it takes the lease over.")
+	flag.DurationVar(&renewDeadline, "leader-elect-renew-deadline", 10*time.Second,
+		"How long the leader keeps trying to renew its lease before it gives up leadership and exits. Must be shorter than the lease duration.")
+	flag.DurationVar(&retryPeriod, "leader-elect-retry-period", 2*time.Second,
+		"How often replicas try to acquire or renew the lease.")
 	flag.BoolVar(&enableHTTP2, "enable-http2", false,
 		"Serve metrics over HTTP/2 too. Off by default against the HTTP/2 Stream Cancellation and Rapid Reset CVEs.")
 	flag.IntVar(&maxConcurrentReconciles, "max-concurrent-reconciles", 1,
@@ -138,7 +150,11 @@ func main() {
 		PprofBindAddress:              pprofAddr,
 		LeaderElection:                enableLeaderElection,
 		LeaderElectionID:              leaderElectionID,
+		LeaderElectionNamespace:       leaderElectionNamespace,
 		LeaderElectionReleaseOnCancel: true,
+		LeaseDuration:                 &leaseDuration,
+		RenewDeadline:                 &renewDeadline,
+		RetryPeriod:                   &retryPeriod,
 	})
 	if err != nil {
 		setupLog.Error(err, "Unable to create the manager")

@@ -1,0 +1,100 @@
+/*
+Copyright 2026 The foo-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package harness
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/yaml"
+)
+
+// Names of what config/default installs.
+const (
+	OperatorNamespace      = "foo-operator-system"
+	OperatorServiceAccount = "foo-operator-controller-manager"
+	OperatorDeployment     = "foo-operator-controller-manager"
+	MetricsReaderRole      = "foo-operator-metrics-reader"
+	ManagerRole            = "foo-operator-manager-role"
+	// LeaderElectionLease is the Lease the manager's replicas compete for.
+	LeaderElectionLease = "foo-operator.tutorial.my.domain"
+)
+
+// Render builds the kustomization in config/<dir> with the project's kustomize, named by
+// the KUSTOMIZE environment variable (set by make), and returns its objects in order.
+func Render(dir string) ([]*unstructured.Unstructured, error) {
+	kustomize := os.Getenv("KUSTOMIZE")
+	if kustomize == "" {
+		return nil, errors.New("KUSTOMIZE must name the kustomize binary: run the tests with make")
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(kustomize, "build", filepath.Join(RepoRoot, "config", dir))
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("kustomize build config/%s: %w\n%s", dir, err, stderr.String())
+	}
+	decoder := yaml.NewYAMLOrJSONDecoder(&stdout, 4096)
+	var objects []*unstructured.Unstructured
+	for {
+		object := &unstructured.Unstructured{}
+		if err := decoder.Decode(&object.Object); errors.Is(err, io.EOF) {
+			return objects, nil
+		} else if err != nil {
+			return nil, fmt.Errorf("decoding config/%s: %w", dir, err)
+		}
+		if len(object.Object) > 0 {
+			objects = append(objects, object)
+		}
+	}
+}
+
+// Find returns the object of the given kind and name among objects, or nil.
+func Find(objects []*unstructured.Unstructured, kind, name string) *unstructured.Unstructured {
+	for _, object := range objects {
+		if object.GetKind() == kind && object.GetName() == name {
+			return object
+		}
+	}
+	return nil
+}
+
+// InstallOperator creates what `make deploy` would apply from config/default, except the
+// CRD, which the control plane already has, and the Deployment, whose pod the tests replace
+// with manager processes: no kubelet runs here. It returns every rendered object.
+func (cp *ControlPlane) InstallOperator(ctx context.Context) ([]*unstructured.Unstructured, error) {
+	objects, err := Render("default")
+	if err != nil {
+		return nil, err
+	}
+	for _, object := range objects {
+		switch object.GetKind() {
+		case "CustomResourceDefinition", "Deployment":
+			continue
+		}
+		if err := cp.Client.Create(ctx, object.DeepCopy()); err != nil {
+			return nil, fmt.Errorf("creating %s %s: %w", object.GetKind(), object.GetName(), err)
+		}
+	}
+	return objects, nil
+}

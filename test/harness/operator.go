@@ -1,0 +1,116 @@
+/*
+Copyright 2026 The foo-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package harness
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	tutorialv1 "github.com/example/foo-operator/api/v1"
+)
+
+// LeaderElectionArgs are the manager flags of config/manager, for a manager outside a pod:
+// the Lease lives in the operator's namespace, which a pod would know by itself.
+var LeaderElectionArgs = []string{"--leader-elect", "--leader-election-namespace=" + OperatorNamespace}
+
+// OperatorKubeconfig writes into dir a kubeconfig holding a fresh token of the operator's
+// ServiceAccount, so that a manager reading it has exactly the permissions config/rbac grants.
+func (cp *ControlPlane) OperatorKubeconfig(ctx context.Context, dir string) (string, error) {
+	token, err := cp.ServiceAccountToken(ctx, OperatorNamespace, OperatorServiceAccount)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "operator.kubeconfig")
+	return path, cp.WriteKubeconfig(path, token)
+}
+
+// CreateNamespace creates a namespace with a generated name and returns the name.
+func (cp *ControlPlane) CreateNamespace(ctx context.Context, prefix string) (string, error) {
+	namespace := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix}}
+	if err := cp.Client.Create(ctx, namespace); err != nil {
+		return "", err
+	}
+	return namespace.Name, nil
+}
+
+// NewFoo is a Foo that wants the pod named friend as its friend.
+func NewFoo(namespace, name, friend string) *tutorialv1.Foo {
+	return &tutorialv1.Foo{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
+		Spec:       tutorialv1.FooSpec{Name: friend},
+	}
+}
+
+// NewPod is a minimal pod. No kubelet runs it; for the operator, that it exists is enough.
+func NewPod(namespace, name string) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: "registry.k8s.io/pause:3.10"}}},
+	}
+}
+
+// WrongStatuses compares the status of every Foo in namespace with the pods that exist
+// there now, and describes each Foo whose status is not what the operator must show: happy
+// exactly while its friend pod exists and is not being deleted, computed from its latest spec.
+// An empty result means every status is right.
+func (cp *ControlPlane) WrongStatuses(ctx context.Context, namespace string) ([]string, error) {
+	var pods metav1.PartialObjectMetadataList
+	pods.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("PodList"))
+	if err := cp.Client.List(ctx, &pods, client.InNamespace(namespace)); err != nil {
+		return nil, err
+	}
+	friends := make(map[string]bool, len(pods.Items))
+	for _, pod := range pods.Items {
+		friends[pod.Name] = pod.DeletionTimestamp == nil
+	}
+	var foos tutorialv1.FooList
+	if err := cp.Client.List(ctx, &foos, client.InNamespace(namespace)); err != nil {
+		return nil, err
+	}
+	var wrong []string
+	for _, foo := range foos.Items {
+		wantHappy := friends[foo.Spec.Name]
+		condition := meta.FindStatusCondition(foo.Status.Conditions, tutorialv1.HappyCondition)
+		switch {
+		case foo.Status.ObservedGeneration != foo.Generation:
+			wrong = append(wrong, fmt.Sprintf("%s: observedGeneration %d, generation %d", foo.Name, foo.Status.ObservedGeneration, foo.Generation))
+		case foo.Status.Happy != wantHappy:
+			wrong = append(wrong, fmt.Sprintf("%s: happy %v, want %v for friend %q", foo.Name, foo.Status.Happy, wantHappy, foo.Spec.Name))
+		case condition == nil || (condition.Status == metav1.ConditionTrue) != wantHappy || len(foo.Status.Conditions) != 1:
+			wrong = append(wrong, fmt.Sprintf("%s: conditions %+v do not match happy %v", foo.Name, foo.Status.Conditions, wantHappy))
+		}
+	}
+	sort.Strings(wrong)
+	return wrong, nil
+}
+
+// Summary shortens a list of problems for a failure message.
+func Summary(problems []string) string {
+	const shown = 10
+	if len(problems) <= shown {
+		return strings.Join(problems, "\n")
+	}
+	return fmt.Sprintf("%s\n... and %d more", strings.Join(problems[:shown], "\n"), len(problems)-shown)
+}

@@ -1,0 +1,221 @@
+/*
+Copyright 2026 The foo-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package reliability
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"golang.org/x/sync/errgroup"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/example/foo-operator/test/harness"
+)
+
+// This suite breaks things under the operator while it works: it kills and stops manager
+// processes, stops the apiserver, and fights the operator over the same Foos, then checks
+// that every Foo's status ends right. It runs the built manager binary with the operator
+// ServiceAccount's token, as config/default installs it. It takes a few minutes, so it runs
+// in `make test-reliability`, not in `make test`.
+
+const (
+	// fooCount is the number of Foos under churn; friendCount the number of pod names they
+	// share, so that each pod event concerns several Foos.
+	fooCount    = 1000
+	friendCount = 200
+)
+
+var (
+	controlPlane *harness.ControlPlane
+	installed    []*unstructured.Unstructured
+	managerBin   string
+	workDir      string
+)
+
+func TestReliability(t *testing.T) {
+	RegisterFailHandler(Fail)
+	SetDefaultEventuallyTimeout(2 * time.Minute)
+	SetDefaultEventuallyPollingInterval(100 * time.Millisecond)
+	RunSpecs(t, "Reliability suite")
+}
+
+var _ = BeforeSuite(func(ctx context.Context) {
+	var err error
+	workDir, err = os.MkdirTemp("", "foo-reliability-")
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(os.RemoveAll, workDir)
+
+	managerBin, err = harness.BuildManager(workDir)
+	Expect(err).NotTo(HaveOccurred())
+
+	controlPlane, err = harness.StartControlPlane()
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() { Expect(controlPlane.Stop()).To(Succeed()) })
+
+	installed, err = controlPlane.InstallOperator(ctx)
+	Expect(err).NotTo(HaveOccurred())
+})
+
+// startOperator runs one manager process with the operator's token and the shipped flags
+// plus extraArgs. It is stopped when the spec ends, and its log printed if the spec failed.
+func startOperator(ctx context.Context, name string, extraArgs ...string) *harness.Manager {
+	GinkgoHelper()
+	kubeconfig, err := controlPlane.OperatorKubeconfig(ctx, workDir)
+	Expect(err).NotTo(HaveOccurred())
+	manager, err := harness.StartManager(harness.ManagerOptions{
+		Binary: managerBin, Kubeconfig: kubeconfig, LogDir: workDir, Name: name,
+		Args: append(append([]string{}, harness.LeaderElectionArgs...), extraArgs...),
+	})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() {
+		_, _ = manager.Stop(15 * time.Second)
+		if CurrentSpecReport().Failed() {
+			GinkgoWriter.Printf("Log of manager %s:\n%s\n", manager.Name, manager.Logs())
+		}
+	})
+	return manager
+}
+
+// isLeader tells whether manager has become leader, from its log.
+func isLeader(manager *harness.Manager) func() bool {
+	return func() bool { return strings.Contains(manager.Logs(), "Successfully acquired lease") }
+}
+
+// isCandidate tells whether manager has started to compete for the lease, from its log.
+func isCandidate(manager *harness.Manager) func() bool {
+	return func() bool { return strings.Contains(manager.Logs(), "Attempting to acquire leader lease") }
+}
+
+func leaseHolder(ctx context.Context) (string, error) {
+	var lease coordinationv1.Lease
+	err := controlPlane.Client.Get(ctx, client.ObjectKey{Namespace: harness.OperatorNamespace, Name: harness.LeaderElectionLease}, &lease)
+	if apierrors.IsNotFound(err) || err == nil && lease.Spec.HolderIdentity == nil {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return *lease.Spec.HolderIdentity, nil
+}
+
+// populate creates a namespace with fooCount Foos, Foo i looking for pod friend-(i mod
+// friendCount), and the even-numbered friend pods.
+func populate(ctx context.Context) (namespace string, friends []string) {
+	GinkgoHelper()
+	namespace, err := controlPlane.CreateNamespace(ctx, "reliability-")
+	Expect(err).NotTo(HaveOccurred())
+	for i := range friendCount {
+		friends = append(friends, fmt.Sprintf("friend-%d", i))
+	}
+	group, groupCtx := errgroup.WithContext(ctx)
+	group.SetLimit(8)
+	for i := range fooCount {
+		group.Go(func() error {
+			return controlPlane.Client.Create(groupCtx, harness.NewFoo(namespace, fmt.Sprintf("foo-%04d", i), friends[i%friendCount]))
+		})
+	}
+	for i := 0; i < friendCount; i += 2 {
+		group.Go(func() error { return controlPlane.Client.Create(groupCtx, harness.NewPod(namespace, friends[i])) })
+	}
+	Expect(group.Wait()).To(Succeed())
+	return namespace, friends
+}
+
+// churn creates and deletes friend pods continuously, from a few workers, until stopped. It
+// ignores errors, such as those of an apiserver that is down: the churn must go on.
+type churn struct {
+	cancel context.CancelFunc
+	done   sync.WaitGroup
+	mu     sync.Mutex
+	ops    int
+}
+
+func startChurn(ctx context.Context, namespace string, friends []string) *churn {
+	ctx, cancel := context.WithCancel(ctx)
+	c := &churn{cancel: cancel}
+	for range 2 {
+		c.done.Go(func() {
+			for ctx.Err() == nil {
+				name := friends[rand.IntN(len(friends))]
+				err := controlPlane.Client.Create(ctx, harness.NewPod(namespace, name))
+				if apierrors.IsAlreadyExists(err) {
+					err = controlPlane.Client.Delete(ctx, harness.NewPod(namespace, name), client.GracePeriodSeconds(0))
+				}
+				if err == nil {
+					c.mu.Lock()
+					c.ops++
+					c.mu.Unlock()
+				}
+				select {
+				case <-ctx.Done():
+				case <-time.After(50 * time.Millisecond):
+				}
+			}
+		})
+	}
+	DeferCleanup(c.stop)
+	return c
+}
+
+// stop ends the churn and returns how many pods it created or deleted.
+func (c *churn) stop() int {
+	c.cancel()
+	c.done.Wait()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ops
+}
+
+// expectAllStatusesRight waits until every Foo in namespace shows the right status, and
+// returns how long that took.
+func expectAllStatusesRight(ctx context.Context, namespace string) time.Duration {
+	GinkgoHelper()
+	start := time.Now()
+	Eventually(func(g Gomega) string {
+		wrong, err := controlPlane.WrongStatuses(ctx, namespace)
+		g.Expect(err).NotTo(HaveOccurred())
+		return harness.Summary(wrong)
+	}).WithPolling(time.Second).Should(BeEmpty(), "Foos whose status is wrong")
+	return time.Since(start)
+}
+
+// report records a measured figure in the test report.
+func report(name string, value any) {
+	AddReportEntry(name, value, ReportEntryVisibilityAlways)
+}
+
+// countLines counts the lines of log that contain text.
+func countLines(log, text string) int {
+	n := 0
+	for _, line := range strings.Split(log, "\n") {
+		if strings.Contains(line, text) {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,181 @@
+/*
+Copyright 2026 The foo-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package security
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/example/foo-operator/test/harness"
+)
+
+// permission is one verb on one resource (or non-resource URL) of one API group.
+type permission struct{ group, resource, verb string }
+
+func (p permission) String() string { return fmt.Sprintf("%s %s.%s", p.verb, p.resource, p.group) }
+
+// permissions flattens RBAC rules into the single permissions they grant.
+func permissions(rules []rbacv1.PolicyRule) sets.Set[permission] {
+	granted := sets.New[permission]()
+	for _, rule := range rules {
+		for _, verb := range rule.Verbs {
+			for _, url := range rule.NonResourceURLs {
+				granted.Insert(permission{resource: url, verb: verb})
+			}
+			for _, group := range rule.APIGroups {
+				for _, resource := range rule.Resources {
+					granted.Insert(permission{group: group, resource: resource, verb: verb})
+				}
+			}
+		}
+	}
+	return granted
+}
+
+// grantedRules returns the rules of the rendered Role or ClusterRole kind/name.
+func grantedRules(kind, name string) []rbacv1.PolicyRule {
+	GinkgoHelper()
+	object := harness.Find(installed, kind, name)
+	Expect(object).NotTo(BeNil(), "config/default renders no %s %s", kind, name)
+	var role rbacv1.ClusterRole // a Role has the same rules field
+	Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(object.Object, &role)).To(Succeed())
+	return role.Rules
+}
+
+var _ = Describe("RBAC as shipped", func() {
+	// Each permission is listed with the code that needs it. A rule added to config/rbac
+	// without a use in the code fails this test, and so does one the code no longer needs
+	// once it is taken out of this list.
+	DescribeTable("grants the manager exactly the permissions its code uses",
+		func(kind, name string, needed []permission) {
+			granted := permissions(grantedRules(kind, name))
+			want := sets.New(needed...)
+			Expect(granted.Difference(want).UnsortedList()).To(BeEmpty(), "granted but not used by the code")
+			Expect(want.Difference(granted).UnsortedList()).To(BeEmpty(), "used by the code but not granted")
+		},
+		Entry("the controller (role.yaml, from the +kubebuilder:rbac markers)", "ClusterRole", harness.ManagerRole, []permission{
+			// The Foo informer (For) and the reads of Reconcile.
+			{"tutorial.my.domain", "foos", "get"}, {"tutorial.my.domain", "foos", "list"}, {"tutorial.my.domain", "foos", "watch"},
+			// patchStatus writes the status subresource with a merge patch, nothing else.
+			{"tutorial.my.domain", "foos/status", "get"}, {"tutorial.my.domain", "foos/status", "patch"},
+			// The metadata-only pod informer (WatchesMetadata) and findFriend.
+			{"", "pods", "get"}, {"", "pods", "list"}, {"", "pods", "watch"},
+			// The Recorder from mgr.GetEventRecorderFor writes core/v1 Events, and patches
+			// them to count repeats.
+			{"", "events", "create"}, {"", "events", "patch"},
+		}),
+		Entry("leader election, in the operator's namespace", "Role", "foo-operator-leader-election-role", []permission{
+			// client-go's lease lock gets, creates and updates the Lease; controller-runtime
+			// documents list, watch, patch and delete as part of the same grant.
+			{"coordination.k8s.io", "leases", "get"}, {"coordination.k8s.io", "leases", "list"},
+			{"coordination.k8s.io", "leases", "watch"}, {"coordination.k8s.io", "leases", "create"},
+			{"coordination.k8s.io", "leases", "update"}, {"coordination.k8s.io", "leases", "patch"},
+			{"coordination.k8s.io", "leases", "delete"},
+			// The leader elector records who became leader with a core/v1 Event.
+			{"", "events", "create"}, {"", "events", "patch"},
+		}),
+		Entry("the secure metrics endpoint's checks of its callers", "ClusterRole", "foo-operator-metrics-auth-role", []permission{
+			{"authentication.k8s.io", "tokenreviews", "create"},
+			{"authorization.k8s.io", "subjectaccessreviews", "create"},
+		}),
+		Entry("scraping the metrics", "ClusterRole", harness.MetricsReaderRole, []permission{
+			{"", "/metrics", "get"},
+		}),
+	)
+
+	DescribeTable("refuses the operator's ServiceAccount what it must not do",
+		func(ctx context.Context, namespace, group, resource, subresource, verb string) {
+			review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+				User:   "system:serviceaccount:" + harness.OperatorNamespace + ":" + harness.OperatorServiceAccount,
+				Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + harness.OperatorNamespace, "system:authenticated"},
+				ResourceAttributes: &authorizationv1.ResourceAttributes{
+					Namespace: namespace, Group: group, Resource: resource, Subresource: subresource, Verb: verb,
+				},
+			}}
+			Expect(controlPlane.Client.Create(ctx, review)).To(Succeed())
+			Expect(review.Status.Allowed).To(BeFalse(), "the operator may %s %s/%s", verb, resource, subresource)
+		},
+		Entry("change a Foo's spec", "team-a", "tutorial.my.domain", "foos", "", "update"),
+		Entry("delete a Foo", "team-a", "tutorial.my.domain", "foos", "", "delete"),
+		Entry("update a Foo's status with a full update", "team-a", "tutorial.my.domain", "foos", "status", "update"),
+		Entry("delete a pod", "team-a", "", "pods", "", "delete"),
+		Entry("read secrets", "team-a", "", "secrets", "", "get"),
+		Entry("take a Lease outside its own namespace", "kube-system", "coordination.k8s.io", "leases", "", "update"),
+	)
+
+	It("runs the product story with only the shipped RBAC and is never forbidden", func(ctx context.Context) {
+		manager := startOperator(ctx, "rbac")
+		namespace, err := controlPlane.CreateNamespace(ctx, "rbac-")
+		Expect(err).NotTo(HaveOccurred())
+		c := controlPlane.Client
+
+		By("becoming leader through the Lease in its namespace")
+		Eventually(func(g Gomega) {
+			var lease coordinationv1.Lease
+			g.Expect(c.Get(ctx, client.ObjectKey{Namespace: harness.OperatorNamespace, Name: harness.LeaderElectionLease}, &lease)).To(Succeed())
+			g.Expect(lease.Spec.HolderIdentity).NotTo(BeNil())
+		}).Should(Succeed())
+
+		By("playing the story: foo-01 looks for jack, foo-02 for joe; jack comes; foo-02 turns to jack; jack goes")
+		foo01, foo02 := harness.NewFoo(namespace, "foo-01", "jack"), harness.NewFoo(namespace, "foo-02", "joe")
+		Expect(c.Create(ctx, foo01)).To(Succeed())
+		Expect(c.Create(ctx, foo02)).To(Succeed())
+		expectStatusesRight(ctx, namespace)
+		jack := harness.NewPod(namespace, "jack")
+		Expect(c.Create(ctx, jack)).To(Succeed())
+		expectStatusesRight(ctx, namespace)
+		Expect(c.Patch(ctx, foo02, client.RawPatch("application/merge-patch+json", []byte(`{"spec":{"name":"jack"}}`)))).To(Succeed())
+		expectStatusesRight(ctx, namespace)
+		Expect(c.Delete(ctx, jack)).To(Succeed())
+		expectStatusesRight(ctx, namespace)
+
+		By("recording the happy transitions as Events")
+		Eventually(func(g Gomega) int {
+			var events corev1.EventList
+			g.Expect(c.List(ctx, &events, client.InNamespace(namespace))).To(Succeed())
+			return len(events.Items)
+		}).Should(BeNumerically(">=", 2))
+
+		By("stopping, and finding no forbidden request in the log")
+		_, err = manager.Stop(10 * time.Second)
+		Expect(err).NotTo(HaveOccurred())
+		for _, line := range strings.Split(manager.Logs(), "\n") {
+			Expect(strings.ToLower(line)).NotTo(ContainSubstring("forbidden"))
+		}
+	})
+})
+
+func expectStatusesRight(ctx context.Context, namespace string) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) string {
+		wrong, err := controlPlane.WrongStatuses(ctx, namespace)
+		g.Expect(err).NotTo(HaveOccurred())
+		return harness.Summary(wrong)
+	}).Should(BeEmpty())
+}

@@ -1,0 +1,87 @@
+/*
+Copyright 2026 The foo-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package security
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/example/foo-operator/test/harness"
+)
+
+// This suite installs the operator as shipped (config/default) on an apiserver with RBAC
+// authorization and Pod Security admission, and runs the manager binary with nothing but
+// its ServiceAccount's token.
+
+var (
+	controlPlane *harness.ControlPlane
+	// installed is everything config/default renders to.
+	installed  []*unstructured.Unstructured
+	managerBin string
+	workDir    string
+)
+
+func TestSecurity(t *testing.T) {
+	RegisterFailHandler(Fail)
+	SetDefaultEventuallyTimeout(30 * time.Second)
+	SetDefaultEventuallyPollingInterval(100 * time.Millisecond)
+	RunSpecs(t, "Security suite")
+}
+
+var _ = BeforeSuite(func(ctx context.Context) {
+	var err error
+	workDir, err = os.MkdirTemp("", "foo-security-")
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(os.RemoveAll, workDir)
+
+	managerBin, err = harness.BuildManager(workDir)
+	Expect(err).NotTo(HaveOccurred())
+
+	controlPlane, err = harness.StartControlPlane()
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() { Expect(controlPlane.Stop()).To(Succeed()) })
+
+	installed, err = controlPlane.InstallOperator(ctx)
+	Expect(err).NotTo(HaveOccurred())
+})
+
+// startOperator runs the manager binary with the operator ServiceAccount's token and the
+// flags of config/manager. It is stopped when the spec ends, and its log is printed if the
+// spec failed.
+func startOperator(ctx context.Context, name string) *harness.Manager {
+	GinkgoHelper()
+	kubeconfig, err := controlPlane.OperatorKubeconfig(ctx, workDir)
+	Expect(err).NotTo(HaveOccurred())
+	manager, err := harness.StartManager(harness.ManagerOptions{
+		Binary: managerBin, Kubeconfig: kubeconfig, LogDir: workDir, Name: name,
+		Args: harness.LeaderElectionArgs,
+	})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() {
+		_, _ = manager.Stop(10 * time.Second)
+		if CurrentSpecReport().Failed() {
+			GinkgoWriter.Printf("Log of manager %s:\n%s\n", manager.Name, manager.Logs())
+		}
+	})
+	return manager
+}
