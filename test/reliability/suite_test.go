@@ -20,7 +20,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -65,20 +64,8 @@ func TestReliability(t *testing.T) {
 }
 
 var _ = BeforeSuite(func(ctx context.Context) {
-	var err error
-	workDir, err = os.MkdirTemp("", "foo-reliability-")
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(os.RemoveAll, workDir)
-
-	managerBin, err = harness.BuildManager(workDir)
-	Expect(err).NotTo(HaveOccurred())
-
-	controlPlane, err = harness.StartControlPlane()
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(func() { Expect(controlPlane.Stop()).To(Succeed()) })
-
-	installed, err = controlPlane.InstallOperator(ctx)
-	Expect(err).NotTo(HaveOccurred())
+	env := harness.SetUpEnvironment(ctx, "foo-reliability-")
+	controlPlane, installed, managerBin, workDir = env.ControlPlane, env.Installed, env.ManagerBin, env.WorkDir
 })
 
 // startOperator runs one manager process with the operator's token and the shipped flags

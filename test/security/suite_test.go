@@ -18,7 +18,6 @@ package security
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
@@ -49,20 +48,8 @@ func TestSecurity(t *testing.T) {
 }
 
 var _ = BeforeSuite(func(ctx context.Context) {
-	var err error
-	workDir, err = os.MkdirTemp("", "foo-security-")
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(os.RemoveAll, workDir)
-
-	managerBin, err = harness.BuildManager(workDir)
-	Expect(err).NotTo(HaveOccurred())
-
-	controlPlane, err = harness.StartControlPlane()
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(func() { Expect(controlPlane.Stop()).To(Succeed()) })
-
-	installed, err = controlPlane.InstallOperator(ctx)
-	Expect(err).NotTo(HaveOccurred())
+	env := harness.SetUpEnvironment(ctx, "foo-security-")
+	controlPlane, installed, managerBin, workDir = env.ControlPlane, env.Installed, env.ManagerBin, env.WorkDir
 })
 
 // startOperator runs the manager binary with the operator ServiceAccount's token and the

@@ -1,0 +1,59 @@
+/*
+Copyright 2026 The foo-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package harness
+
+import (
+	"context"
+	"os"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Environment is what a suite that runs the manager as its own process starts from: a
+// control plane with the operator's manifests installed, and the manager binary built.
+type Environment struct {
+	ControlPlane *ControlPlane
+	// Installed is everything config/default renders to.
+	Installed  []*unstructured.Unstructured
+	ManagerBin string
+	// WorkDir holds the binary and whatever else the suite writes; it is removed at the end.
+	WorkDir string
+}
+
+// SetUpEnvironment starts an Environment for a Ginkgo suite and registers its teardown.
+// Call it from BeforeSuite; workDirPrefix names the suite's scratch folder.
+func SetUpEnvironment(ctx context.Context, workDirPrefix string) *Environment {
+	GinkgoHelper()
+	env := &Environment{}
+	var err error
+	env.WorkDir, err = os.MkdirTemp("", workDirPrefix)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(os.RemoveAll, env.WorkDir)
+
+	env.ManagerBin, err = BuildManager(env.WorkDir)
+	Expect(err).NotTo(HaveOccurred())
+
+	env.ControlPlane, err = StartControlPlane()
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() { Expect(env.ControlPlane.Stop()).To(Succeed()) })
+
+	env.Installed, err = env.ControlPlane.InstallOperator(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	return env
+}
