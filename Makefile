@@ -181,7 +181,7 @@ undeploy: kustomize ## Remove the operator from the cluster. Call with ignore-no
 # Every tool is built from a pinned Go module under hack/tools into LOCALBIN, named with its
 # version so that a version bump in a tools go.mod builds the new one.
 LOCALBIN ?= $(CURDIR)/bin
-TOOLS_MODULES := hack/tools hack/tools/kube-apiserver hack/tools/etcd hack/tools/operator-sdk hack/tools/opm
+TOOLS_MODULES := hack/tools hack/tools/kube-apiserver hack/tools/etcd hack/tools/operator-sdk hack/tools/opm hack/tools/olm
 
 # mod-version prints the version at which the go.mod in folder $(1) requires module $(2).
 mod-version = $(shell awk '$$1 == "require" { $$1 = ""; $$0 = $$0 } $$1 == "$(2)" { print $$2; exit }' $(1)/go.mod)
@@ -192,11 +192,15 @@ KUBE_VERSION := $(patsubst v%,%,$(call mod-version,hack/tools/kube-apiserver,k8s
 ETCD_VERSION := $(call mod-version,hack/tools/etcd,go.etcd.io/etcd/server/v3)
 OPERATOR_SDK_VERSION := $(call mod-version,hack/tools/operator-sdk,github.com/operator-framework/operator-sdk)
 OPM_VERSION := $(call mod-version,hack/tools/opm,github.com/operator-framework/operator-registry)
+OLM_VERSION := $(call mod-version,hack/tools/olm,github.com/operator-framework/operator-lifecycle-manager)
 
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
 OPERATOR_SDK ?= $(LOCALBIN)/operator-sdk-$(OPERATOR_SDK_VERSION)
 OPM ?= $(LOCALBIN)/opm-$(OPM_VERSION)
+OLM ?= $(LOCALBIN)/olm-$(OLM_VERSION)
+OLM_CATALOG ?= $(LOCALBIN)/catalog-$(OLM_VERSION)
+CATALOG_SERVER ?= $(LOCALBIN)/catalog-server-$(OPM_VERSION)
 
 # ENVTEST_ASSETS holds the control plane the tests run against (KUBEBUILDER_ASSETS).
 ENVTEST_ASSETS ?= $(LOCALBIN)/k8s/$(KUBE_VERSION)-etcd-$(ETCD_VERSION)-$(GOOS)-$(GOARCH)
@@ -257,3 +261,23 @@ OPM_FLAGS := -tags json1,containers_image_openpgp -ldflags "-s -w -X $(OPM_PKG)/
 opm: $(OPM) ## Build opm.
 $(OPM):
 	$(call go-build-tool,$@,hack/tools/opm,$(OPM_PKG)/cmd/opm,$(OPM_FLAGS))
+
+# catalog-server serves a file-based catalog over gRPC on a loopback address for the
+# end-to-end tests (opm serve listens on every interface). It is built on the operator-registry
+# library that renders and validates the catalog, and rebuilt when its source changes.
+CATALOG_SERVER_SRC := $(wildcard hack/tools/opm/catalog-server/*.go)
+
+.PHONY: catalog-server
+catalog-server: $(CATALOG_SERVER) ## Build the loopback catalog server of the end-to-end tests.
+$(CATALOG_SERVER): $(CATALOG_SERVER_SRC) hack/tools/opm/go.mod
+	$(call go-build-tool,$@,hack/tools/opm,./catalog-server,-ldflags "-s -w")
+
+OLM_PKG := github.com/operator-framework/operator-lifecycle-manager
+OLM_FLAGS := -tags json1 -ldflags "-s -w -X $(OLM_PKG)/pkg/version.OLMVersion=$(OLM_VERSION)"
+
+.PHONY: olm
+olm: $(OLM) $(OLM_CATALOG) ## Build OLM's olm and catalog operators (about 10 minutes the first time).
+$(OLM):
+	$(call go-build-tool,$@,hack/tools/olm,$(OLM_PKG)/cmd/olm,$(OLM_FLAGS))
+$(OLM_CATALOG):
+	$(call go-build-tool,$@,hack/tools/olm,$(OLM_PKG)/cmd/catalog,$(OLM_FLAGS))
