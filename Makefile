@@ -240,6 +240,15 @@ $(ENVTEST_ASSETS)/kube-apiserver:
 $(ENVTEST_ASSETS)/etcd:
 	$(call go-build-tool,$@,hack/tools/etcd,go.etcd.io/etcd/server/v3,-ldflags "-s -w")
 
+# KUBE_CONTROLLER_MANAGER runs only its garbage collector in the end-to-end tests: OLM relies
+# on it to delete what an uninstalled operator owned.
+KUBE_CONTROLLER_MANAGER ?= $(ENVTEST_ASSETS)/kube-controller-manager
+
+.PHONY: kube-controller-manager
+kube-controller-manager: $(KUBE_CONTROLLER_MANAGER) ## Build kube-controller-manager for the end-to-end tests.
+$(KUBE_CONTROLLER_MANAGER):
+	$(call go-build-tool,$@,hack/tools/kube-apiserver,k8s.io/kubernetes/cmd/kube-controller-manager,-ldflags "$(KUBE_APISERVER_LDFLAGS)")
+
 # operator-sdk stamps its version into the bundles it generates (builder annotation,
 # scorecard image tags); the openpgp tag avoids a C dependency on gpgme.
 OPERATOR_SDK_PKG := github.com/operator-framework/operator-sdk
