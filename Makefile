@@ -66,6 +66,23 @@ tidy: ## Tidy go.mod of the operator and of every tools module.
 test: manifests generate fmt vet envtest opm ## Run all tests against a local kube-apiserver and etcd (built on first use).
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" OPM="$(OPM)" go test ./... -coverprofile cover.out
 
+# E2E_LOGS is the folder where the end-to-end tests keep the log of every process they start.
+E2E_LOGS ?= $(LOCALBIN)/e2e-logs
+E2E_TEST := $(LOCALBIN)/e2e.test
+
+# test-e2e runs the suite in a network namespace of its own, where only loopback exists:
+# everything it starts listens on 127.0.0.1, except OLM's health server, which binds :8080 on
+# every interface and has no flag to change that. Needs root (unshare), as in CI.
+.PHONY: test-e2e
+test-e2e: build envtest kube-controller-manager olm catalog-server ## Install, upgrade and uninstall the operator with real OLM against a local control plane (tools built on first use).
+	go vet -tags e2e ./test/e2e/...
+	go test -c -tags e2e -o $(E2E_TEST) ./test/e2e
+	cd test/e2e && KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" KUBE_CONTROLLER_MANAGER="$(KUBE_CONTROLLER_MANAGER)" \
+		OLM="$(OLM)" OLM_CATALOG="$(OLM_CATALOG)" CATALOG_SERVER="$(CATALOG_SERVER)" \
+		MANAGER="$(LOCALBIN)/manager" E2E_LOGS="$(E2E_LOGS)" \
+		unshare --net -- sh -c 'ip link set lo up && exec "$$0" "$$@"' \
+		$(E2E_TEST) -test.v -test.timeout 30m -ginkgo.v -ginkgo.no-color
+
 .PHONY: verify
 verify: ## Regenerate every generated file (code, manifests, bundle, catalog) and fail if any was stale.
 	@snapshot() { git status --porcelain=v1 --untracked-files=all; git diff --no-ext-diff; }; \
