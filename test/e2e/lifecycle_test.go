@@ -60,7 +60,8 @@ var _ = Describe("The operator under OLM", Ordered, func() {
 	)
 	var (
 		committed *testCatalog
-		stories   map[string]types.UID // the UIDs of the story's Foos, by name
+		// The story's Foos, as they are before every upgrade.
+		stories map[string]*tutorialv1.Foo
 	)
 
 	BeforeAll(func() {
@@ -79,18 +80,26 @@ var _ = Describe("The operator under OLM", Ordered, func() {
 
 		By("playing the story: foo-01 looks for jack, foo-02 for joe")
 		createNamespace(ctx, storyNamespace)
-		stories = map[string]types.UID{}
 		for name, friend := range map[string]string{"foo-01": "jack", "foo-02": "joe"} {
-			foo := &tutorialv1.Foo{ObjectMeta: metav1.ObjectMeta{Namespace: storyNamespace, Name: name},
-				Spec: tutorialv1.FooSpec{Name: friend}}
-			Expect(k8sClient.Create(ctx, foo)).To(Succeed())
-			stories[name] = foo.UID
+			Expect(k8sClient.Create(ctx, &tutorialv1.Foo{ObjectMeta: metav1.ObjectMeta{Namespace: storyNamespace, Name: name},
+				Spec: tutorialv1.FooSpec{Name: friend}})).To(Succeed())
 		}
 		expectHappy(ctx, storyNamespace, "foo-01", false)
 		expectHappy(ctx, storyNamespace, "foo-02", false)
 		createPod(ctx, storyNamespace, "jack")
 		expectHappy(ctx, storyNamespace, "foo-01", true)
 		expectHappy(ctx, storyNamespace, "foo-02", false)
+		By("pointing foo-02 at jack, then deleting jack and creating it again")
+		Expect(k8sClient.Patch(ctx, &tutorialv1.Foo{ObjectMeta: metav1.ObjectMeta{Namespace: storyNamespace, Name: "foo-02"}},
+			client.RawPatch(types.MergePatchType, []byte(`{"spec":{"name":"jack"}}`)))).To(Succeed())
+		expectHappy(ctx, storyNamespace, "foo-02", true)
+		deletePod(ctx, storyNamespace, "jack")
+		expectHappy(ctx, storyNamespace, "foo-01", false)
+		expectHappy(ctx, storyNamespace, "foo-02", false)
+		createPod(ctx, storyNamespace, "jack")
+		expectHappy(ctx, storyNamespace, "foo-01", true)
+		expectHappy(ctx, storyNamespace, "foo-02", true)
+		stories = foosIn(ctx, storyNamespace)
 
 		By("checking that the statuses were written by the operator as the CSV's ServiceAccount")
 		Expect(statusWriters(storyNamespace, "foo-01")).To(ConsistOf(
@@ -114,17 +123,15 @@ var _ = Describe("The operator under OLM", Ordered, func() {
 			Expect(crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["status"].Properties).To(HaveKey("friend"))
 
 			By("checking the Foos are intact and their statuses still follow pods")
-			for name, uid := range stories {
-				foo := &tutorialv1.Foo{}
-				Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: storyNamespace, Name: name}, foo)).To(Succeed())
-				Expect(foo.UID).To(Equal(uid), "Foo %s was replaced by the upgrade", name)
-			}
+			expectSameFoos(ctx, storyNamespace, stories)
 			expectFriend(ctx, storyNamespace, "foo-01", "jack")
-			expectHappy(ctx, storyNamespace, "foo-02", false)
+			expectFriend(ctx, storyNamespace, "foo-02", "jack")
 			deletePod(ctx, storyNamespace, "jack")
 			expectHappy(ctx, storyNamespace, "foo-01", false)
+			expectHappy(ctx, storyNamespace, "foo-02", false)
 			createPod(ctx, storyNamespace, "jack")
 			expectFriend(ctx, storyNamespace, "foo-01", "jack")
+			expectFriend(ctx, storyNamespace, "foo-02", "jack")
 			previous = version
 		}
 	}, SpecTimeout(8*time.Minute))
@@ -177,11 +184,7 @@ var _ = Describe("The operator under OLM", Ordered, func() {
 	It("uninstalls: the operator and what OLM made for it go, the CRD and the Foos stay", func(ctx SpecContext) {
 		uninstall(ctx, operatorNamespace, csvName("0.4.0"))
 		Expect(k8sClient.Get(ctx, types.NamespacedName{Name: fooCRD}, &apiextensionsv1.CustomResourceDefinition{})).To(Succeed())
-		for name, uid := range stories {
-			foo := &tutorialv1.Foo{}
-			Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: storyNamespace, Name: name}, foo)).To(Succeed())
-			Expect(foo.UID).To(Equal(uid))
-		}
+		expectSameFoos(ctx, storyNamespace, stories)
 	}, SpecTimeout(5*time.Minute))
 
 	// Each install mode installs the channel's head on its own and uninstalls it after: two
@@ -235,6 +238,31 @@ var _ = Describe("The operator under OLM", Ordered, func() {
 		}, SpecTimeout(6*time.Minute))
 	}
 })
+
+// foosIn returns the Foos of namespace, by name.
+func foosIn(ctx context.Context, namespace string) map[string]*tutorialv1.Foo {
+	GinkgoHelper()
+	var foos tutorialv1.FooList
+	Expect(k8sClient.List(ctx, &foos, client.InNamespace(namespace))).To(Succeed())
+	byName := map[string]*tutorialv1.Foo{}
+	for i := range foos.Items {
+		byName[foos.Items[i].Name] = &foos.Items[i]
+	}
+	return byName
+}
+
+// expectSameFoos checks that the Foos of namespace are still those of before: the same
+// objects (UIDs) with the same specs, none added or lost.
+func expectSameFoos(ctx context.Context, namespace string, before map[string]*tutorialv1.Foo) {
+	GinkgoHelper()
+	now := foosIn(ctx, namespace)
+	Expect(now).To(HaveLen(len(before)))
+	for name, foo := range before {
+		Expect(now).To(HaveKey(name))
+		Expect(now[name].UID).To(Equal(foo.UID), "Foo %s was replaced", name)
+		Expect(now[name].Spec).To(Equal(foo.Spec), "the spec of Foo %s changed", name)
+	}
+}
 
 func versionOf(csv string) string { return csv[len(packageName+".v"):] }
 
@@ -307,23 +335,29 @@ var forbidden = regexp.MustCompile(`(?i)forbidden`)
 // CSV's RBAC must cover all that the operator does, in every install mode.
 func expectNoForbidden(namespace string) {
 	GinkgoHelper()
-	logs := kubelet.logsOf(namespace)
-	Expect(logs).NotTo(BeEmpty(), "no manager ran in %s", namespace)
-	for _, log := range logs {
+	Expect(kubelet.logsOf(namespace)).NotTo(BeEmpty(), "no manager ran in %s", namespace)
+	Expect(deniedRequests(namespace)).To(BeEmpty(), "the CSV's RBAC does not cover what the operator does")
+}
+
+// deniedRequests returns the lines of the manager logs of namespace that tell of a denied
+// request, each prefixed with its log's path.
+func deniedRequests(namespace string) []string {
+	GinkgoHelper()
+	var denied []string
+	for _, log := range kubelet.logsOf(namespace) {
 		file, err := os.Open(log)
 		Expect(err).NotTo(HaveOccurred())
-		var denied []string
 		scanner := bufio.NewScanner(file)
 		scanner.Buffer(make([]byte, 0, 64*1024), 4*1024*1024)
 		for scanner.Scan() {
 			if forbidden.MatchString(scanner.Text()) {
-				denied = append(denied, scanner.Text())
+				denied = append(denied, log+": "+scanner.Text())
 			}
 		}
 		Expect(scanner.Err()).NotTo(HaveOccurred())
 		_ = file.Close()
-		Expect(denied).To(BeEmpty(), "the manager was denied requests (log %s): the CSV's RBAC does not cover them", log)
 	}
+	return denied
 }
 
 // auditLog is the apiserver's audit log, which records who wrote Foo statuses.

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -56,6 +57,9 @@ const (
 const (
 	installTimeout = 3 * time.Minute
 	catalogTimeout = time.Minute
+	// installPlanSettleTime is longer than OLM takes to execute an InstallPlan once (seen:
+	// up to 4 s on two loaded cores).
+	installPlanSettleTime = 8 * time.Second
 )
 
 // catalogPublisher serves the catalog these tests choose, and points the CatalogSource at it.
@@ -138,7 +142,8 @@ func subscribe(ctx context.Context, namespace string, targetNamespaces []string,
 
 // expectInstalled waits until release version is installed in namespace: its InstallPlan
 // Complete, the CRD established, the CSV Succeeded (which needs its Deployment available,
-// that is, the manager running and ready).
+// that is, the manager running and ready), and the Subscription at the latest release it
+// knows of, which tells that OLM is done with the installation.
 func expectInstalled(ctx context.Context, namespace, version string) *operatorsv1alpha1.ClusterServiceVersion {
 	GinkgoHelper()
 	csv := expectCSVSucceeded(ctx, namespace, csvName(version))
@@ -154,6 +159,8 @@ func expectInstalled(ctx context.Context, namespace, version string) *operatorsv
 		g.Expect(plan.Spec.ClusterServiceVersionNames).To(ContainElement(csvName(version)))
 		g.Expect(plan.Status.Phase).To(Equal(operatorsv1alpha1.InstallPlanPhaseComplete),
 			"InstallPlan %s: %s", plan.Name, plan.Status.Message)
+		g.Expect(subscription.Status.State).To(Equal(operatorsv1alpha1.SubscriptionState(operatorsv1alpha1.SubscriptionStateAtLatest)),
+			"the Subscription's state")
 	}).WithContext(ctx).WithTimeout(installTimeout).Should(Succeed())
 
 	crd := &apiextensionsv1.CustomResourceDefinition{}
@@ -170,6 +177,12 @@ func expectCSVSucceeded(ctx context.Context, namespace, name string) *operatorsv
 	GinkgoHelper()
 	csv := &operatorsv1alpha1.ClusterServiceVersion{}
 	Eventually(func(g Gomega) {
+		// A manager that is denied a request may never turn ready, and the CSV then waits
+		// for its Deployment until the timeout; the denial is the cause to report.
+		if denied := deniedRequests(namespace); len(denied) > 0 {
+			StopTrying(fmt.Sprintf("CSV %s/%s: the manager was denied requests, so the CSV's RBAC does not cover "+
+				"what the operator does:\n%s", namespace, name, strings.Join(denied, "\n"))).Now()
+		}
 		g.Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, csv)).To(Succeed())
 		g.Expect(csv.Status.Phase).To(Equal(operatorsv1alpha1.CSVPhaseSucceeded),
 			"CSV %s/%s is %s (%s): %s", namespace, name, csv.Status.Phase, csv.Status.Reason, csv.Status.Message)
@@ -192,12 +205,29 @@ func expectGone(ctx context.Context, obj client.Object, timeout time.Duration) {
 	}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
 }
 
-// uninstall deletes the Subscription and the CSV, as `operator-sdk cleanup` and the OLM
-// documentation do, and waits until the operator and everything OLM created for it are gone.
+// uninstall deletes the Subscription and then the CSV, as the OLM documentation does, and
+// waits until the operator and everything OLM created for it are gone.
 func uninstall(ctx context.Context, namespace, csv string) {
 	GinkgoHelper()
+	// OLM's catalog operator may still be executing the InstallPlan in a worker that started
+	// before another one marked it Complete; such a run takes seconds and creates again the
+	// plan's objects, among them RBAC that nothing deletes once the CSV is gone. The API shows
+	// no sign of it, so the installation is left alone for longer than such a run takes.
+	Consistently(func(g Gomega) {
+		installed := &operatorsv1alpha1.ClusterServiceVersion{}
+		g.Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: namespace, Name: csv}, installed)).To(Succeed())
+		g.Expect(installed.Status.Phase).To(Equal(operatorsv1alpha1.CSVPhaseSucceeded))
+	}).WithContext(ctx).WithTimeout(installPlanSettleTime).Should(Succeed())
+
 	Expect(k8sClient.Delete(ctx, &operatorsv1alpha1.Subscription{
 		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: packageName}})).To(Succeed())
+	// The Subscription's InstallPlans go with it. Until they are gone, OLM may still execute
+	// one, and so create again a CSV deleted meanwhile.
+	Eventually(func(g Gomega) {
+		var plans operatorsv1alpha1.InstallPlanList
+		g.Expect(k8sClient.List(ctx, &plans, client.InNamespace(namespace))).To(Succeed())
+		g.Expect(names(plans.Items)).To(BeEmpty(), "InstallPlans of the deleted Subscription")
+	}).WithContext(ctx).WithTimeout(installTimeout).Should(Succeed())
 	Expect(k8sClient.Delete(ctx, &operatorsv1alpha1.ClusterServiceVersion{
 		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: csv}})).To(Succeed())
 
