@@ -79,6 +79,23 @@ test: manifests generate fmt vet envtest kustomize kubectl opm ## Run all tests 
 test-reliability: manifests generate fmt vet envtest kustomize ## Run the long tests that kill managers and stop the apiserver under load (a few minutes).
 	$(TEST_ENV) go test ./test/reliability/... -timeout 20m -v -ginkgo.no-color
 
+# E2E_LOGS is the folder where the end-to-end tests keep the log of every process they start.
+E2E_LOGS ?= $(LOCALBIN)/e2e-logs
+E2E_TEST := $(LOCALBIN)/e2e.test
+
+# test-e2e runs the suite in a network namespace of its own, where only loopback exists:
+# everything it starts listens on 127.0.0.1, except OLM's health server, which binds :8080 on
+# every interface and has no flag to change that. Needs root (unshare), as in CI.
+.PHONY: test-e2e
+test-e2e: build envtest kube-controller-manager olm catalog-server ## Install, upgrade and uninstall the operator with real OLM against a local control plane (tools built on first use).
+	go vet -tags e2e ./test/e2e/...
+	go test -c -tags e2e -o $(E2E_TEST) ./test/e2e
+	cd test/e2e && KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" KUBE_CONTROLLER_MANAGER="$(KUBE_CONTROLLER_MANAGER)" \
+		OLM="$(OLM)" OLM_CATALOG="$(OLM_CATALOG)" CATALOG_SERVER="$(CATALOG_SERVER)" \
+		MANAGER="$(LOCALBIN)/manager" E2E_LOGS="$(E2E_LOGS)" \
+		unshare --net -- sh -c 'ip link set lo up && exec "$$0" "$$@"' \
+		$(E2E_TEST) -test.v -test.timeout 30m -ginkgo.v -ginkgo.no-color
+
 .PHONY: verify
 verify: ## Regenerate every generated file (code, manifests, bundle, catalog) and fail if any was stale.
 	@snapshot() { git status --porcelain=v1 --untracked-files=all; git diff --no-ext-diff; }; \
@@ -228,7 +245,7 @@ undeploy: kustomize ## Remove the operator from the cluster. Call with ignore-no
 # Every tool is built from a pinned Go module under hack/tools into LOCALBIN, named with its
 # version so that a version bump in a tools go.mod builds the new one.
 LOCALBIN ?= $(CURDIR)/bin
-TOOLS_MODULES := hack/tools hack/tools/kube-apiserver hack/tools/etcd hack/tools/kubectl hack/tools/operator-sdk hack/tools/opm
+TOOLS_MODULES := hack/tools hack/tools/kubernetes hack/tools/etcd hack/tools/operator-sdk hack/tools/opm hack/tools/olm
 
 # mod-version prints the version at which the go.mod in folder $(1) requires module $(2).
 mod-version = $(shell awk '$$1 == "require" { $$1 = ""; $$0 = $$0 } $$1 == "$(2)" { print $$2; exit }' $(1)/go.mod)
@@ -236,10 +253,11 @@ mod-version = $(shell awk '$$1 == "require" { $$1 = ""; $$0 = $$0 } $$1 == "$(2)
 CONTROLLER_TOOLS_VERSION := $(call mod-version,hack/tools,sigs.k8s.io/controller-tools)
 KUSTOMIZE_VERSION := $(call mod-version,hack/tools,sigs.k8s.io/kustomize/kustomize/v5)
 CRD_REF_DOCS_VERSION := $(call mod-version,hack/tools,github.com/elastic/crd-ref-docs)
-KUBE_VERSION := $(patsubst v%,%,$(call mod-version,hack/tools/kube-apiserver,k8s.io/kubernetes))
+KUBE_VERSION := $(patsubst v%,%,$(call mod-version,hack/tools/kubernetes,k8s.io/kubernetes))
 ETCD_VERSION := $(call mod-version,hack/tools/etcd,go.etcd.io/etcd/server/v3)
 OPERATOR_SDK_VERSION := $(call mod-version,hack/tools/operator-sdk,github.com/operator-framework/operator-sdk)
 OPM_VERSION := $(call mod-version,hack/tools/opm,github.com/operator-framework/operator-registry)
+OLM_VERSION := $(call mod-version,hack/tools/olm,github.com/operator-framework/operator-lifecycle-manager)
 
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
@@ -250,8 +268,11 @@ CRD_REF_DOCS ?= $(LOCALBIN)/crd-ref-docs-$(CRD_REF_DOCS_VERSION)
 # KUBECTL_LOCAL is a kubectl built from Go modules: the tests use it, so that what they
 # check of kubectl's output does not depend on the machine; so does the demo, on machines
 # without a kubectl.
-KUBECTL_VERSION := $(patsubst v%,%,$(call mod-version,hack/tools/kubectl,k8s.io/kubernetes))
+KUBECTL_VERSION := $(patsubst v%,%,$(call mod-version,hack/tools/kubernetes,k8s.io/kubernetes))
 KUBECTL_LOCAL ?= $(LOCALBIN)/kubectl-v$(KUBECTL_VERSION)
+OLM ?= $(LOCALBIN)/olm-$(OLM_VERSION)
+OLM_CATALOG ?= $(LOCALBIN)/catalog-$(OLM_VERSION)
+CATALOG_SERVER ?= $(LOCALBIN)/catalog-server-$(OPM_VERSION)
 
 # ENVTEST_ASSETS holds the control plane the tests run against (KUBEBUILDER_ASSETS).
 ENVTEST_ASSETS ?= $(LOCALBIN)/k8s/$(KUBE_VERSION)-etcd-$(ETCD_VERSION)-$(GOOS)-$(GOARCH)
@@ -298,14 +319,23 @@ $(CRD_REF_DOCS):
 .PHONY: kubectl
 kubectl: $(KUBECTL_LOCAL) ## Build kubectl (about a minute the first time).
 $(KUBECTL_LOCAL):
-	$(call go-build-tool,$@,hack/tools/kubectl,k8s.io/kubernetes/cmd/kubectl,-ldflags "$(KUBECTL_LDFLAGS)")
+	$(call go-build-tool,$@,hack/tools/kubernetes,k8s.io/kubernetes/cmd/kubectl,-ldflags "$(KUBECTL_LDFLAGS)")
 
 .PHONY: envtest
 envtest: $(ENVTEST_ASSETS)/kube-apiserver $(ENVTEST_ASSETS)/etcd ## Build the tests' control plane: kube-apiserver and etcd (about 10 minutes the first time).
 $(ENVTEST_ASSETS)/kube-apiserver:
-	$(call go-build-tool,$@,hack/tools/kube-apiserver,k8s.io/kubernetes/cmd/kube-apiserver,-ldflags "$(KUBE_APISERVER_LDFLAGS)")
+	$(call go-build-tool,$@,hack/tools/kubernetes,k8s.io/kubernetes/cmd/kube-apiserver,-ldflags "$(KUBE_APISERVER_LDFLAGS)")
 $(ENVTEST_ASSETS)/etcd:
 	$(call go-build-tool,$@,hack/tools/etcd,go.etcd.io/etcd/server/v3,-ldflags "-s -w")
+
+# KUBE_CONTROLLER_MANAGER runs only its garbage collector in the end-to-end tests: OLM relies
+# on it to delete what an uninstalled operator owned.
+KUBE_CONTROLLER_MANAGER ?= $(ENVTEST_ASSETS)/kube-controller-manager
+
+.PHONY: kube-controller-manager
+kube-controller-manager: $(KUBE_CONTROLLER_MANAGER) ## Build kube-controller-manager for the end-to-end tests.
+$(KUBE_CONTROLLER_MANAGER):
+	$(call go-build-tool,$@,hack/tools/kubernetes,k8s.io/kubernetes/cmd/kube-controller-manager,-ldflags "$(KUBE_APISERVER_LDFLAGS)")
 
 # operator-sdk stamps its version into the bundles it generates (builder annotation,
 # scorecard image tags); the openpgp tag avoids a C dependency on gpgme.
@@ -328,3 +358,23 @@ OPM_FLAGS := -tags json1,containers_image_openpgp -ldflags "-s -w -X $(OPM_PKG)/
 opm: $(OPM) ## Build opm.
 $(OPM):
 	$(call go-build-tool,$@,hack/tools/opm,$(OPM_PKG)/cmd/opm,$(OPM_FLAGS))
+
+# catalog-server serves a file-based catalog over gRPC on a loopback address for the
+# end-to-end tests (opm serve listens on every interface). It is built on the operator-registry
+# library that renders and validates the catalog, and rebuilt when its source changes.
+CATALOG_SERVER_SRC := $(wildcard hack/tools/opm/catalog-server/*.go)
+
+.PHONY: catalog-server
+catalog-server: $(CATALOG_SERVER) ## Build the loopback catalog server of the end-to-end tests.
+$(CATALOG_SERVER): $(CATALOG_SERVER_SRC) hack/tools/opm/go.mod
+	$(call go-build-tool,$@,hack/tools/opm,./catalog-server,-ldflags "-s -w")
+
+OLM_PKG := github.com/operator-framework/operator-lifecycle-manager
+OLM_FLAGS := -tags json1 -ldflags "-s -w -X $(OLM_PKG)/pkg/version.OLMVersion=$(OLM_VERSION)"
+
+.PHONY: olm
+olm: $(OLM) $(OLM_CATALOG) ## Build OLM's olm and catalog operators (about 10 minutes the first time).
+$(OLM):
+	$(call go-build-tool,$@,hack/tools/olm,$(OLM_PKG)/cmd/olm,$(OLM_FLAGS))
+$(OLM_CATALOG):
+	$(call go-build-tool,$@,hack/tools/olm,$(OLM_PKG)/cmd/catalog,$(OLM_FLAGS))
