@@ -195,6 +195,56 @@ func (k *kubeletStandIn) running(namespace string) int {
 	return count
 }
 
+// ready counts the managers running in namespace that answered their readiness probe.
+func (k *kubeletStandIn) ready(namespace string) int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	count := 0
+	for key, pod := range k.pods {
+		if key.Namespace != namespace || !pod.process.running() {
+			continue
+		}
+		select {
+		case <-pod.ready:
+			count++
+		default:
+		}
+	}
+	return count
+}
+
+// runningLogs returns the logs of the managers running now.
+func (k *kubeletStandIn) runningLogs() []string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	var logs []string
+	for _, pod := range k.pods {
+		if pod.process.running() {
+			logs = append(logs, pod.process.logPath)
+		}
+	}
+	return logs
+}
+
+// restartManagers stops the managers of namespace; each is started again, as a kubelet
+// restarts a container that exited.
+func (k *kubeletStandIn) restartManagers(namespace string) error {
+	k.mu.Lock()
+	var stopping []*process
+	for key, pod := range k.pods {
+		if key.Namespace == namespace {
+			stopping = append(stopping, pod.process)
+		}
+	}
+	k.mu.Unlock()
+	for _, p := range stopping {
+		if err := p.stop(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (k *kubeletStandIn) sync(ctx context.Context, key types.NamespacedName) error {
 	deployment, err := k.lister.Deployments(key.Namespace).Get(key.Name)
 	if apierrors.IsNotFound(err) {

@@ -22,10 +22,12 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -122,10 +124,21 @@ var _ = Describe("The operator under OLM", Ordered, func() {
 			Expect(k8sClient.Get(ctx, types.NamespacedName{Name: fooCRD}, crd)).To(Succeed())
 			Expect(crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["status"].Properties).To(HaveKey("friend"))
 
-			By("checking the Foos are intact and their statuses still follow pods")
+			By("checking the Foos are intact")
 			expectSameFoos(ctx, storyNamespace, stories)
 			expectFriend(ctx, storyNamespace, "foo-01", "jack")
 			expectFriend(ctx, storyNamespace, "foo-02", "jack")
+
+			// The manager of the new release started while the RBAC of the release it
+			// replaces still existed; restarted, as a container can be at any time, it has
+			// only its own CSV's permissions to work with.
+			By("restarting the manager of " + version + " once the RBAC of " + previous + " is gone")
+			expectNoRBACOf(ctx, operatorNamespace, csvName(previous))
+			Expect(kubelet.restartManagers(operatorNamespace)).To(Succeed())
+			Eventually(kubelet.ready).WithArguments(operatorNamespace).WithContext(ctx).
+				WithTimeout(operatorStepTimeout).Should(Equal(1), "the restarted manager is not ready")
+
+			By("checking the statuses still follow pods")
 			deletePod(ctx, storyNamespace, "jack")
 			expectHappy(ctx, storyNamespace, "foo-01", false)
 			expectHappy(ctx, storyNamespace, "foo-02", false)
@@ -134,6 +147,7 @@ var _ = Describe("The operator under OLM", Ordered, func() {
 			expectFriend(ctx, storyNamespace, "foo-02", "jack")
 			previous = version
 		}
+		expectNoForbidden(operatorNamespace)
 	}, SpecTimeout(8*time.Minute))
 
 	It("holds the next upgrade while a Foo asks it to, and completes it once the hold is removed", func(ctx SpecContext) {
@@ -291,6 +305,11 @@ func expectHappy(ctx context.Context, namespace, name string, happy bool) {
 		want = metav1.ConditionTrue
 	}
 	Eventually(func(g Gomega) {
+		// A manager denied a request may never see the change; the denial is what to report.
+		if denied := deniedRequestsIn(kubelet.runningLogs()); len(denied) > 0 {
+			StopTrying(fmt.Sprintf("Foo %s/%s: a manager was denied requests, so its CSV's RBAC does not cover "+
+				"what the operator does:\n%s", namespace, name, strings.Join(denied, "\n"))).Now()
+		}
 		foo := &tutorialv1.Foo{}
 		g.Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, foo)).To(Succeed())
 		condition := meta.FindStatusCondition(foo.Status.Conditions, tutorialv1.HappyCondition)
@@ -335,16 +354,17 @@ var forbidden = regexp.MustCompile(`(?i)forbidden`)
 // CSV's RBAC must cover all that the operator does, in every install mode.
 func expectNoForbidden(namespace string) {
 	GinkgoHelper()
-	Expect(kubelet.logsOf(namespace)).NotTo(BeEmpty(), "no manager ran in %s", namespace)
-	Expect(deniedRequests(namespace)).To(BeEmpty(), "the CSV's RBAC does not cover what the operator does")
+	logs := kubelet.logsOf(namespace)
+	Expect(logs).NotTo(BeEmpty(), "no manager ran in %s", namespace)
+	Expect(deniedRequestsIn(logs)).To(BeEmpty(), "the CSV's RBAC does not cover what the operator does")
 }
 
-// deniedRequests returns the lines of the manager logs of namespace that tell of a denied
-// request, each prefixed with its log's path.
-func deniedRequests(namespace string) []string {
+// deniedRequestsIn returns the lines of the manager logs that tell of a denied request, each
+// prefixed with its log's path.
+func deniedRequestsIn(logs []string) []string {
 	GinkgoHelper()
 	var denied []string
-	for _, log := range kubelet.logsOf(namespace) {
+	for _, log := range logs {
 		file, err := os.Open(log)
 		Expect(err).NotTo(HaveOccurred())
 		scanner := bufio.NewScanner(file)

@@ -179,7 +179,7 @@ func expectCSVSucceeded(ctx context.Context, namespace, name string) *operatorsv
 	Eventually(func(g Gomega) {
 		// A manager that is denied a request may never turn ready, and the CSV then waits
 		// for its Deployment until the timeout; the denial is the cause to report.
-		if denied := deniedRequests(namespace); len(denied) > 0 {
+		if denied := deniedRequestsIn(kubelet.logsOf(namespace)); len(denied) > 0 {
 			StopTrying(fmt.Sprintf("CSV %s/%s: the manager was denied requests, so the CSV's RBAC does not cover "+
 				"what the operator does:\n%s", namespace, name, strings.Join(denied, "\n"))).Now()
 		}
@@ -234,6 +234,20 @@ func uninstall(ctx context.Context, namespace, csv string) {
 	expectGone(ctx, &operatorsv1alpha1.ClusterServiceVersion{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: csv}}, installTimeout)
 	expectGone(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: operatorDeployment}}, installTimeout)
 	expectGone(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: operatorServiceAccount}}, installTimeout)
+	expectNoRBACOf(ctx, namespace, csv)
+	Eventually(func(g Gomega) {
+		var copies operatorsv1alpha1.ClusterServiceVersionList
+		g.Expect(k8sClient.List(ctx, &copies, client.MatchingFields{"metadata.name": csv})).To(Succeed())
+		g.Expect(names(copies.Items)).To(BeEmpty(), "copies of CSV %s left behind", csv)
+	}).WithContext(ctx).WithTimeout(installTimeout).Should(Succeed())
+	Eventually(kubelet.running).WithArguments(namespace).WithTimeout(installTimeout).Should(BeZero(),
+		"managers still running in %s", namespace)
+}
+
+// expectNoRBACOf waits until no Role, RoleBinding, ClusterRole or ClusterRoleBinding that OLM
+// made for the CSV csv of namespace is left.
+func expectNoRBACOf(ctx context.Context, namespace, csv string) {
+	GinkgoHelper()
 	ownedByCSV := client.MatchingLabels{"olm.owner": csv, "olm.owner.namespace": namespace}
 	Eventually(func(g Gomega) {
 		var roles rbacv1.RoleList
@@ -248,12 +262,7 @@ func uninstall(ctx context.Context, namespace, csv string) {
 		var clusterRoleBindings rbacv1.ClusterRoleBindingList
 		g.Expect(k8sClient.List(ctx, &clusterRoleBindings, ownedByCSV)).To(Succeed())
 		g.Expect(names(clusterRoleBindings.Items)).To(BeEmpty(), "ClusterRoleBindings of %s left behind", csv)
-		var copies operatorsv1alpha1.ClusterServiceVersionList
-		g.Expect(k8sClient.List(ctx, &copies, client.MatchingFields{"metadata.name": csv})).To(Succeed())
-		g.Expect(names(copies.Items)).To(BeEmpty(), "copies of CSV %s left behind", csv)
 	}).WithContext(ctx).WithTimeout(installTimeout).Should(Succeed())
-	Eventually(kubelet.running).WithArguments(namespace).WithTimeout(installTimeout).Should(BeZero(),
-		"managers still running in %s", namespace)
 }
 
 // names lists the namespace/name of objects, for messages.
