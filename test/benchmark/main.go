@@ -49,10 +49,13 @@ type options struct {
 	friendShare     float64
 	implementations []string
 	binaries        map[string]string
+	managerArgs     []string
 	crdDir          string
 	resultsDir      string
 	eventTimeout    time.Duration
 	settle          time.Duration
+	eventGap        time.Duration
+	profile         time.Duration
 }
 
 func main() {
@@ -61,6 +64,7 @@ func main() {
 		opts                           options
 		pods, foos, implementations    string
 		managerBin, naiveBin, floorBin string
+		managerArgs                    string
 	)
 	flag.StringVar(&pods, "pods", "2000", "Comma-separated numbers of pods (P), one scenario each.")
 	flag.StringVar(&foos, "foos", "200", "Comma-separated numbers of Foos (F); every P is run with every F.")
@@ -69,12 +73,15 @@ func main() {
 	flag.Float64Var(&opts.friendShare, "friend-share", 0.5, "Share of the Foos that name an existing pod; the others name none.")
 	flag.StringVar(&implementations, "implementations", "ours,naive,floor", "Comma-separated implementations to run, in order.")
 	flag.StringVar(&managerBin, "manager", "bin/manager", "The operator's manager binary (ours).")
+	flag.StringVar(&managerArgs, "manager-args", "", "Extra flags for the manager, separated by spaces, such as --max-concurrent-reconciles=4.")
 	flag.StringVar(&naiveBin, "naive", "bin/bench-naive", "The naive design's binary, built from test/benchmark/naive.")
 	flag.StringVar(&floorBin, "floor", "bin/bench-floor", "The floor's binary, built from test/benchmark/floor.")
 	flag.StringVar(&opts.crdDir, "crd-dir", filepath.Join("config", "crd", "bases"), "The folder holding the Foo CRD.")
 	flag.StringVar(&opts.resultsDir, "results", "bench-results", "The folder the JSON, the SVG and the processes' logs are written to.")
 	flag.DurationVar(&opts.eventTimeout, "event-timeout", 30*time.Second, "How long to wait for the Foo status change that a pod event causes.")
+	flag.DurationVar(&opts.eventGap, "event-gap", 20*time.Millisecond, "How long to pause after each pod event's status change is seen, before the next event.")
 	flag.DurationVar(&opts.settle, "settle", time.Second, "How long an implementation must make no API request to count as idle.")
+	flag.DurationVar(&opts.profile, "cpu-profile", 0, "If set, save a CPU profile of this length of each implementation, started with the pod events, to the results folder. Profiling costs CPU: leave it off for the figures.")
 	flag.Parse()
 
 	var err error
@@ -86,6 +93,7 @@ func main() {
 		os.Exit(2)
 	}
 	opts.events += opts.events % 2
+	opts.managerArgs = strings.Fields(managerArgs)
 	opts.binaries = map[string]string{ours: managerBin, naive: naiveBin, floor: floorBin}
 	for _, name := range strings.Split(implementations, ",") {
 		if _, known := opts.binaries[name]; !known {

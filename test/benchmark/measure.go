@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -87,7 +88,11 @@ func measure(ctx context.Context, opts options, c *cluster, name string) (*Resul
 		return nil, err
 	}
 
-	p, err := startProcess(name, opts.binaries[name], c.kubeconfig, logPath(opts.resultsDir, name, w.pods, w.foos))
+	var extraArgs []string
+	if name == ours {
+		extraArgs = opts.managerArgs
+	}
+	p, err := startProcess(name, opts.binaries[name], extraArgs, c.kubeconfig, logPath(opts.resultsDir, name, w.pods, w.foos))
 	if err != nil {
 		return nil, err
 	}
@@ -124,15 +129,24 @@ func measure(ctx context.Context, opts options, c *cluster, name string) (*Resul
 	}
 	defer obs.stop()
 
+	var profiled chan struct{}
+	if opts.profile > 0 {
+		profiled = make(chan struct{})
+		path := filepath.Join(opts.resultsDir, fmt.Sprintf("%s-P%d-F%d.cpu.pprof", name, w.pods, w.foos))
+		go func() {
+			defer close(profiled)
+			if err := p.profileCPU(ctx, opts.profile, path); err != nil {
+				klog.ErrorS(err, "Failed to profile", "implementation", name)
+			}
+		}()
+	}
+
 	start := time.Now()
-	var latencies []time.Duration
-	for i := 0; i < opts.events; i++ {
-		// Event 2k deletes the friend pod of Foo k (modulo the friends), event 2k+1 creates it again.
-		target := (i / 2) % w.friends
-		foo, deleting := w.foo(target), i%2 == 0
-		pod := c.pod(target)
+	var latencies, deletions, creations []time.Duration
+	for i, event := range eventPlan(opts.events, w.friends) {
+		foo, pod := w.foo(event.target), c.pod(event.target)
 		sent := time.Now()
-		if deleting {
+		if event.delete {
 			err = c.client.Delete(ctx, pod, client.GracePeriodSeconds(0))
 		} else {
 			err = c.client.Create(ctx, pod)
@@ -140,7 +154,7 @@ func measure(ctx context.Context, opts options, c *cluster, name string) (*Resul
 		if err != nil {
 			return nil, fmt.Errorf("event %d on pod %s/%s: %w", i, pod.Namespace, pod.Name, err)
 		}
-		seen, ok := obs.waitFor(ctx, foo, !deleting, opts.eventTimeout)
+		seen, ok := obs.waitFor(ctx, foo, !event.delete, opts.eventTimeout)
 		if !ok {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -148,9 +162,25 @@ func measure(ctx context.Context, opts options, c *cluster, name string) (*Resul
 			result.Missed++
 			continue
 		}
-		latencies = append(latencies, seen.Sub(sent))
+		latency := seen.Sub(sent)
+		latencies = append(latencies, latency)
+		if event.delete {
+			deletions = append(deletions, latency)
+		} else {
+			creations = append(creations, latency)
+		}
+		// Pod events of a real cluster are spread out; a short pause keeps each event from
+		// queueing behind the follow-up work of the one before.
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(opts.eventGap):
+		}
 	}
 	eventsDuration := time.Since(start)
+	if profiled != nil {
+		<-profiled
+	}
 
 	// The CPU time first, once the process has finished with the last event, then what costs
 	// the process CPU to read.
@@ -163,6 +193,11 @@ func measure(ctx context.Context, opts options, c *cluster, name string) (*Resul
 	}
 	requests, err := p.requestsByVerb(ctx)
 	if err != nil {
+		return nil, err
+	}
+	// The process's own metrics (queue and reconcile times, request latencies) are kept for
+	// whoever needs to explain a figure.
+	if err := p.saveMetrics(ctx, filepath.Join(opts.resultsDir, fmt.Sprintf("%s-P%d-F%d.metrics.txt", name, w.pods, w.foos))); err != nil {
 		return nil, err
 	}
 	writesAfter, conflictsAfter, err := c.statusWrites(ctx)
@@ -189,7 +224,9 @@ func measure(ctx context.Context, opts options, c *cluster, name string) (*Resul
 	result.StatusWriteConflicts = int(conflictsAfter - conflictsReady)
 	result.HappyFlips, result.Transitions = obs.counts()
 	result.PeakHeapBytes = max(result.HeapAfterSyncBytes, result.HeapAfterEventsBytes)
-	result.setLatencies(latencies)
+	result.LatenciesMillis, result.Latency = summarize(latencies)
+	_, result.DeletionLatency = summarize(deletions)
+	_, result.CreationLatency = summarize(creations)
 	klog.InfoS("Drove the pod events", "implementation", name, "events", opts.events, "missed", result.Missed, "duration", eventsDuration.Round(time.Millisecond))
 	return result, nil
 }
@@ -386,19 +423,46 @@ func (o *observer) stop() {
 	<-o.done
 }
 
-// setLatencies records the event latencies, sorted, and their percentiles.
-func (r *Result) setLatencies(latencies []time.Duration) {
+// summarize returns latencies in milliseconds, sorted, and their percentiles.
+func summarize(latencies []time.Duration) ([]float64, Percentiles) {
 	slices.Sort(latencies)
-	r.LatenciesMillis = make([]float64, len(latencies))
+	millis := make([]float64, len(latencies))
 	for i, latency := range latencies {
-		r.LatenciesMillis[i] = float64(latency) / float64(time.Millisecond)
+		millis[i] = float64(latency) / float64(time.Millisecond)
 	}
-	r.Latency = Percentiles{
-		P50: percentile(r.LatenciesMillis, 0.50),
-		P90: percentile(r.LatenciesMillis, 0.90),
-		P99: percentile(r.LatenciesMillis, 0.99),
-		Max: percentile(r.LatenciesMillis, 1),
+	return millis, Percentiles{
+		P50: percentile(millis, 0.50),
+		P90: percentile(millis, 0.90),
+		P99: percentile(millis, 0.99),
+		Max: percentile(millis, 1),
 	}
+}
+
+// podEvent is one pod event the benchmark drives: deleting or creating again the friend pod
+// of Foo target.
+type podEvent struct {
+	target int
+	delete bool
+}
+
+// eventBlock is how many Foos one round of the event plan touches.
+const eventBlock = 10
+
+// eventPlan returns n pod events (n even) in rounds: each deletes the friend pods of up to
+// eventBlock Foos, then creates them again, and the next round moves on to the next Foos.
+// Consecutive events thus concern different Foos, and every pod deleted comes back.
+func eventPlan(n, friends int) []podEvent {
+	plan := make([]podEvent, 0, n)
+	for next := 0; len(plan) < n; {
+		size := min(eventBlock, friends, (n-len(plan))/2)
+		for _, deleting := range []bool{true, false} {
+			for j := range size {
+				plan = append(plan, podEvent{target: (next + j) % friends, delete: deleting})
+			}
+		}
+		next += size
+	}
+	return plan
 }
 
 // percentile returns the nearest-rank percentile q of sorted values.

@@ -48,16 +48,17 @@ const clockTicksPerSecond = 100
 // process is one implementation running as its own process on this machine, serving its
 // client-go metrics, pprof and readiness on ports of 127.0.0.1.
 type process struct {
-	name                          string
-	cmd                           *exec.Cmd
-	log                           *os.File
-	metricsURL, readyURL, heapURL string
-	started                       time.Time
-	exited                        chan struct{}
+	name                           string
+	cmd                            *exec.Cmd
+	log                            *os.File
+	metricsURL, readyURL, pprofURL string
+	started                        time.Time
+	exited                         chan struct{}
 }
 
-// startProcess runs binary with the flags the manager takes, against the cluster of kubeconfig.
-func startProcess(name, binary, kubeconfig, logPath string) (*process, error) {
+// startProcess runs binary with the flags the manager takes, and extraArgs, against the
+// cluster of kubeconfig.
+func startProcess(name, binary string, extraArgs []string, kubeconfig, logPath string) (*process, error) {
 	ports, err := freePorts(3)
 	if err != nil {
 		return nil, err
@@ -72,6 +73,7 @@ func startProcess(name, binary, kubeconfig, logPath string) (*process, error) {
 	if name == ours {
 		cmd.Args = append(cmd.Args, "--metrics-secure=false")
 	}
+	cmd.Args = append(cmd.Args, extraArgs...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
 	cmd.Stdout, cmd.Stderr = log, log
 	// Should the benchmark itself be killed, the kernel takes the process down with it.
@@ -84,7 +86,7 @@ func startProcess(name, binary, kubeconfig, logPath string) (*process, error) {
 		name: name, cmd: cmd, log: log, started: time.Now(), exited: make(chan struct{}),
 		metricsURL: "http://" + metrics + "/metrics",
 		readyURL:   "http://" + probe + "/readyz",
-		heapURL:    "http://" + pprof + "/debug/pprof/heap?gc=1&debug=1",
+		pprofURL:   "http://" + pprof + "/debug/pprof/",
 	}
 	go func() {
 		_ = cmd.Wait()
@@ -173,7 +175,7 @@ var heapAllocLine = regexp.MustCompile(`(?m)^# HeapAlloc = (\d+)$`)
 // the live heap. The heap profile endpoint runs a GC when asked with gc=1 and, in its text
 // form, ends with the runtime's memory statistics.
 func (p *process) heapAfterGCBytes(ctx context.Context) (int64, error) {
-	status, body, err := get(ctx, p.heapURL)
+	status, body, err := get(ctx, p.pprofURL+"heap?gc=1&debug=1")
 	if err != nil {
 		return 0, err
 	}
@@ -182,6 +184,18 @@ func (p *process) heapAfterGCBytes(ctx context.Context) (int64, error) {
 		return 0, fmt.Errorf("no HeapAlloc in the heap profile of %s (HTTP %d)", p.name, status)
 	}
 	return strconv.ParseInt(string(match[1]), 10, 64)
+}
+
+// profileCPU saves a CPU profile of the process over duration to path.
+func (p *process) profileCPU(ctx context.Context, duration time.Duration, path string) error {
+	status, body, err := get(ctx, fmt.Sprintf("%sprofile?seconds=%d", p.pprofURL, int(duration.Seconds())))
+	if err != nil {
+		return err
+	}
+	if status != http.StatusOK {
+		return fmt.Errorf("CPU profile of %s: HTTP %d", p.name, status)
+	}
+	return os.WriteFile(path, body, 0o644)
 }
 
 // requestsByVerb returns client-go's count of API requests the process has made, by HTTP
@@ -195,6 +209,18 @@ func (p *process) requestsByVerb(ctx context.Context) (map[string]float64, error
 		return nil, fmt.Errorf("metrics of %s: HTTP %d", p.name, status)
 	}
 	return sumCounter(body, "rest_client_requests_total", "method", nil), nil
+}
+
+// saveMetrics writes the process's metrics exposition to path.
+func (p *process) saveMetrics(ctx context.Context, path string) error {
+	status, body, err := get(ctx, p.metricsURL)
+	if err != nil {
+		return err
+	}
+	if status != http.StatusOK {
+		return fmt.Errorf("metrics of %s: HTTP %d", p.name, status)
+	}
+	return os.WriteFile(path, body, 0o644)
 }
 
 // sumCounter adds up the samples of counter metric in a Prometheus text exposition by the
@@ -249,7 +275,7 @@ func parseLabels(text string) map[string]string {
 	return labels
 }
 
-var httpClient = &http.Client{Timeout: 30 * time.Second}
+var httpClient = &http.Client{Timeout: 10 * time.Minute}
 
 func get(ctx context.Context, url string) (int, []byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)

@@ -60,6 +60,8 @@ type Scenario struct {
 type Result struct {
 	Implementation       string             `json:"implementation"`
 	Latency              Percentiles        `json:"latencyMillis"`
+	DeletionLatency      Percentiles        `json:"deletionLatencyMillis"`
+	CreationLatency      Percentiles        `json:"creationLatencyMillis"`
 	LatenciesMillis      []float64          `json:"latenciesMillis"`
 	Missed               int                `json:"missedEvents"`
 	EventsSeconds        float64            `json:"eventsSeconds"`
@@ -131,6 +133,8 @@ func tableRows(s *Scenario) []row {
 		{"latency p90", func(r *Result) float64 { return r.Latency.P90 }, "ms"},
 		{"latency p99", func(r *Result) float64 { return r.Latency.P99 }, "ms"},
 		{"latency max", func(r *Result) float64 { return r.Latency.Max }, "ms"},
+		{"  p99 of deletions", func(r *Result) float64 { return r.DeletionLatency.P99 }, "ms"},
+		{"  p99 of creations", func(r *Result) float64 { return r.CreationLatency.P99 }, "ms"},
 		{"missed events", func(r *Result) float64 { return float64(r.Missed) }, ""},
 		{"CPU, events", func(r *Result) float64 { return r.EventsCPUSeconds }, "s"},
 		{"CPU per event", func(r *Result) float64 { return r.CPUPerEventMillis }, "ms"},
