@@ -101,8 +101,8 @@ docker-push: ## Push the operator image IMG.
 # P, F and E size `make bench`: P pods (objects only; nothing runs them) spread over
 # namespaces, F Foos of which half name an existing pod, and E pod creations and deletions
 # that flip Foos. P and F may be comma-separated lists: every P is run with every F.
-P ?= 2000
-F ?= 200
+P ?= 1000
+F ?= 100
 E ?= 200
 # BENCH_RESULTS receives the JSON, the SVG plot and the processes' logs.
 BENCH_RESULTS ?= $(CURDIR)/bench-results
@@ -117,7 +117,7 @@ bench: build envtest ## Benchmark the controller against the naive design and th
 
 .PHONY: bench-sweep
 bench-sweep: ## Run the benchmark's scaling sweep: P in 1k, 5k, 10k by F in 100, 1k (about 30 minutes on 2 cores).
-	$(MAKE) --no-print-directory bench P=1000,5000,10000 F=100,1000
+	$(MAKE) --no-print-directory bench P=1000,5000,10000 F=100,1000 E=$(E)
 
 ##@ OLM bundle and catalog
 

@@ -66,8 +66,8 @@ func main() {
 		managerBin, naiveBin, floorBin string
 		managerArgs                    string
 	)
-	flag.StringVar(&pods, "pods", "2000", "Comma-separated numbers of pods (P), one scenario each.")
-	flag.StringVar(&foos, "foos", "200", "Comma-separated numbers of Foos (F); every P is run with every F.")
+	flag.StringVar(&pods, "pods", "1000", "Comma-separated numbers of pods (P), one scenario each.")
+	flag.StringVar(&foos, "foos", "100", "Comma-separated numbers of Foos (F); every P is run with every F.")
 	flag.IntVar(&opts.events, "events", 200, "Pod events (E) per implementation, rounded up to an even number: every pod deleted is created again.")
 	flag.IntVar(&opts.namespaces, "namespaces", 10, "Namespaces the pods and Foos are spread over.")
 	flag.Float64Var(&opts.friendShare, "friend-share", 0.5, "Share of the Foos that name an existing pod; the others name none.")
