@@ -75,7 +75,7 @@ func writeSVG(path string, report *Report) error {
 		foos[s.Foos] = true
 	}
 	for _, f := range slices.Sorted(maps.Keys(foos)) {
-		memory := chart{title: fmt.Sprintf("Memory vs P, F=%d (solid: peak RSS, dashed: heap after GC)", f), xLabel: "pods (P)", yLabel: "MiB", yLog: true}
+		memory := chart{title: fmt.Sprintf("Memory vs P, F=%d: peak RSS, heap after GC (dashed)", f), xLabel: "pods (P)", yLabel: "MiB", yLog: true}
 		cpu := chart{title: fmt.Sprintf("CPU per pod event vs P, F=%d", f), xLabel: "pods (P)", yLabel: "CPU ms per event", yLog: true}
 		for _, name := range []string{ours, naive, floor} {
 			rss := series{name: name + " RSS", color: colors[name]}
