@@ -100,8 +100,16 @@ func measure(ctx context.Context, opts options, c *cluster, name string) (*Resul
 	if err := p.waitReady(ctx, 10*time.Minute); err != nil {
 		return nil, err
 	}
-	if err := waitIdle(ctx, opts, c, p); err != nil {
-		return nil, err
+	// A process can look idle while its first lists are still on their way, before its
+	// startup pass has begun; once it has used no CPU for a while too, it is done.
+	for _, wait := range []func() error{
+		func() error { return waitIdle(ctx, opts, c, p) },
+		func() error { _, err := waitCPUIdle(ctx, opts, p); return err },
+		func() error { return waitIdle(ctx, opts, c, p) },
+	} {
+		if err := wait(); err != nil {
+			return nil, err
+		}
 	}
 	result := &Result{Implementation: name, StartupSeconds: time.Since(p.started).Seconds()}
 
