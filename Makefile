@@ -116,7 +116,7 @@ bench: build envtest ## Benchmark the controller against the naive design and th
 		--results=$(BENCH_RESULTS)
 
 .PHONY: bench-sweep
-bench-sweep: ## Run the benchmark's scaling sweep: P in 1k, 5k, 10k by F in 100, 1k (about 30 minutes on 2 cores).
+bench-sweep: ## Run the benchmark's scaling sweep: P in 1k, 5k, 10k by F in 100, 1k (about 11 minutes on 2 cores).
 	$(MAKE) --no-print-directory bench P=1000,5000,10000 F=100,1000 E=$(E)
 
 ##@ OLM bundle and catalog
