@@ -160,6 +160,29 @@ docker-build: ## Build the operator image IMG.
 docker-push: ## Push the operator image IMG.
 	$(CONTAINER_TOOL) push $(IMG)
 
+##@ Benchmark
+
+# P, F and E size `make bench`: P pods (objects only; nothing runs them) spread over
+# namespaces, F Foos of which half name an existing pod, and E pod creations and deletions
+# that flip Foos. P and F may be comma-separated lists: every P is run with every F.
+P ?= 1000
+F ?= 100
+E ?= 200
+# BENCH_RESULTS receives the JSON, the SVG plot and the processes' logs.
+BENCH_RESULTS ?= $(CURDIR)/bench-results
+
+.PHONY: bench
+bench: build envtest ## Benchmark the controller against the naive design and the apiserver floor (sizes P, F, E).
+	go build -o $(LOCALBIN)/bench-naive ./test/benchmark/naive
+	go build -o $(LOCALBIN)/bench-floor ./test/benchmark/floor
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go run ./test/benchmark --pods=$(P) --foos=$(F) --events=$(E) \
+		--manager=$(LOCALBIN)/manager --naive=$(LOCALBIN)/bench-naive --floor=$(LOCALBIN)/bench-floor \
+		--results=$(BENCH_RESULTS)
+
+.PHONY: bench-sweep
+bench-sweep: ## Run the benchmark's scaling sweep: P in 1k, 5k, 10k by F in 100, 1k (about 11 minutes on 2 cores).
+	$(MAKE) --no-print-directory bench P=1000,5000,10000 F=100,1000 E=$(E)
+
 ##@ OLM bundle and catalog
 
 # The bundle's ClusterServiceVersion and the catalog's entries are named after the package.

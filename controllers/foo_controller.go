@@ -22,6 +22,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -52,6 +53,14 @@ type FooReconciler struct {
 	// Recorder emits core/v1 Events. The events.k8s.io recorder would need RBAC on the
 	// events.k8s.io group, which OLM's bundle validators still flag as an API removed in 1.25.
 	Recorder record.EventRecorder
+
+	// replaced holds, per Foo (types.NamespacedName), the resourceVersion that this
+	// reconciler's last status write replaced, until the cache shows a newer one. A reconcile
+	// that still reads that version from the cache would decide on a copy it knows to be
+	// stale, and its write could only be refused for a conflict. This happens whenever a pod
+	// event arrives before the watch event of the previous write, as when a pod that was
+	// just marked for deletion goes.
+	replaced sync.Map
 }
 
 // +kubebuilder:rbac:groups=tutorial.my.domain,resources=foos,verbs=get;list;watch
@@ -64,7 +73,18 @@ type FooReconciler struct {
 func (r *FooReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	var foo tutorialv1.Foo
 	if err := r.Get(ctx, req.NamespacedName, &foo); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.replaced.Delete(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if version, written := r.replaced.Load(req.NamespacedName); written {
+		if version == foo.ResourceVersion {
+			// The watch event of that write brings the Foo back here with the newer copy.
+			logf.FromContext(ctx).V(1).Info("Not reconciled: the cache has not yet seen the last status write")
+			return ctrl.Result{}, nil
+		}
+		r.replaced.CompareAndDelete(req.NamespacedName, version)
 	}
 
 	friend, err := r.findFriend(ctx, foo.Namespace, foo.Spec.Name)
@@ -77,7 +97,7 @@ func (r *FooReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		return ctrl.Result{}, nil
 	}
 
-	before := foo.Status
+	before, version := foo.Status, foo.ResourceVersion
 	if err := r.patchStatus(ctx, &foo, desired); err != nil {
 		if apierrors.IsConflict(err) {
 			// The Foo changed after the cache last saw it; the event of that change brings it
@@ -87,6 +107,7 @@ func (r *FooReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	r.replaced.Store(req.NamespacedName, version)
 	logf.FromContext(ctx).V(1).Info("Updated status", "friend", foo.Spec.Name, "happy", desired.Happy)
 
 	if happyTransition(before, desired) {

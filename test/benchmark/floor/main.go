@@ -1,0 +1,189 @@
+/*
+Copyright 2026 The foo-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command floor is the benchmark's lower bound, kept only as a reference and never shipped:
+// no controller, no cache, no queue. It watches pods and, on each pod created or deleted,
+// patches the status of the Foos that name it at once. Its latency is what this apiserver
+// needs for one watch delivery plus one status write.
+//
+// The Foos do not change during a benchmark, so it reads them once at start.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"os"
+	"sync/atomic"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	tutorialv1 "github.com/example/foo-operator/api/v1"
+)
+
+func main() {
+	var metricsAddr, probeAddr, pprofAddr string
+	flag.StringVar(&metricsAddr, "metrics-bind-address", "0", "The address the plain-HTTP metrics endpoint binds to; '0' disables it.")
+	flag.StringVar(&probeAddr, "health-probe-bind-address", "0", "The address the readiness probe binds to; '0' disables it.")
+	flag.StringVar(&pprofAddr, "pprof-bind-address", "0", "The address the pprof endpoint binds to; '0' disables it.")
+	zapOpts := zap.Options{}
+	zapOpts.BindFlags(flag.CommandLine)
+	flag.Parse()
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+	log := ctrl.Log.WithName("floor")
+
+	if err := run(ctrl.SetupSignalHandler(), metricsAddr, probeAddr, pprofAddr); err != nil {
+		log.Error(err, "Floor stopped with an error")
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, metricsAddr, probeAddr, pprofAddr string) error {
+	cfg := ctrl.GetConfigOrDie()
+	scheme := runtime.NewScheme()
+	utilruntime.Must(tutorialv1.AddToScheme(scheme))
+	foos, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return err
+	}
+	pods, err := metadata.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+
+	// Serve the same client-go request metrics as the controllers do.
+	httpClient, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return err
+	}
+	metrics, err := metricsserver.NewServer(metricsserver.Options{BindAddress: metricsAddr}, cfg, httpClient)
+	if err != nil {
+		return err
+	}
+	if metrics != nil {
+		go func() { _ = metrics.Start(ctx) }()
+	}
+	if pprofAddr != "0" {
+		mux := http.NewServeMux()
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		if err := serve(ctx, pprofAddr, mux); err != nil {
+			return err
+		}
+	}
+	var ready atomic.Bool
+	if probeAddr != "0" {
+		mux := http.NewServeMux()
+		mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+			if !ready.Load() {
+				http.Error(w, "not watching yet", http.StatusServiceUnavailable)
+			}
+		})
+		if err := serve(ctx, probeAddr, mux); err != nil {
+			return err
+		}
+	}
+
+	var list tutorialv1.FooList
+	if err := foos.List(ctx, &list); err != nil {
+		return fmt.Errorf("listing Foos: %w", err)
+	}
+	naming := map[types.NamespacedName][]string{}
+	for _, foo := range list.Items {
+		pod := types.NamespacedName{Namespace: foo.Namespace, Name: foo.Spec.Name}
+		naming[pod] = append(naming[pod], foo.Name)
+	}
+
+	// Watch from now on: a list of one item gives the current resourceVersion without
+	// replaying every existing pod as an ADDED event.
+	podResource := corev1.SchemeGroupVersion.WithResource("pods")
+	current, err := pods.Resource(podResource).List(ctx, metav1.ListOptions{Limit: 1})
+	if err != nil {
+		return fmt.Errorf("listing pods: %w", err)
+	}
+	resourceVersion := current.ResourceVersion
+	// A deleted pod first shows a deletion timestamp, then goes: the Foo is unhappy from the
+	// first, and the pods already reported are remembered so that the second writes nothing.
+	terminating := map[types.NamespacedName]bool{}
+	for ctx.Err() == nil {
+		watcher, err := pods.Resource(podResource).Watch(ctx, metav1.ListOptions{ResourceVersion: resourceVersion})
+		if err != nil {
+			return fmt.Errorf("watching pods: %w", err)
+		}
+		ready.Store(true)
+		for event := range watcher.ResultChan() {
+			pod, ok := event.Object.(*metav1.PartialObjectMetadata)
+			if !ok {
+				continue
+			}
+			resourceVersion = pod.ResourceVersion
+			key := types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}
+			var happy bool
+			switch {
+			case event.Type == watch.Added:
+				happy = true
+			case event.Type == watch.Deleted && terminating[key]:
+				delete(terminating, key)
+				continue
+			case event.Type == watch.Deleted:
+				happy = false
+			case event.Type == watch.Modified && pod.DeletionTimestamp != nil && !terminating[key]:
+				terminating[key] = true
+				happy = false
+			default:
+				continue
+			}
+			patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"status":{"happy":%t}}`, happy))
+			for _, name := range naming[key] {
+				foo := &tutorialv1.Foo{ObjectMeta: metav1.ObjectMeta{Namespace: pod.Namespace, Name: name}}
+				if err := foos.Status().Patch(ctx, foo, patch); err != nil {
+					ctrl.Log.Error(err, "Failed to patch the status", "foo", name, "namespace", pod.Namespace)
+				}
+			}
+		}
+		watcher.Stop()
+	}
+	return nil
+}
+
+// serve listens on address and serves handler until ctx ends.
+func serve(ctx context.Context, address string, handler http.Handler) error {
+	listener, err := net.Listen("tcp", address)
+	if err != nil {
+		return err
+	}
+	server := &http.Server{Handler: handler}
+	go func() { _ = server.Serve(listener) }()
+	go func() {
+		<-ctx.Done()
+		_ = server.Close()
+	}()
+	return nil
+}

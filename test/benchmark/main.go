@@ -1,0 +1,159 @@
+/*
+Copyright 2026 The foo-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command benchmark measures the Foo controller side by side with two references, on a
+// local kube-apiserver and etcd: the tutorial's naive design, and the floor, a watcher
+// that writes a status as soon as it sees a pod event. For every scenario (P pods, F Foos)
+// it starts a fresh control plane, creates the objects, then runs each implementation in
+// turn as its own process against the same data and drives the same E pod events. It
+// prints a table, and writes a JSON file and an SVG plot to the results folder.
+//
+// It reports; it never fails on timing.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"k8s.io/klog/v2"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+)
+
+// options are the benchmark's parameters, from its flags.
+type options struct {
+	pods            []int
+	foos            []int
+	events          int
+	namespaces      int
+	friendShare     float64
+	implementations []string
+	binaries        map[string]string
+	managerArgs     []string
+	crdDir          string
+	resultsDir      string
+	eventTimeout    time.Duration
+	settle          time.Duration
+	eventGap        time.Duration
+	profile         time.Duration
+}
+
+func main() {
+	klog.InitFlags(nil)
+	var (
+		opts                           options
+		pods, foos, implementations    string
+		managerBin, naiveBin, floorBin string
+		managerArgs                    string
+	)
+	flag.StringVar(&pods, "pods", "1000", "Comma-separated numbers of pods (P), one scenario each.")
+	flag.StringVar(&foos, "foos", "100", "Comma-separated numbers of Foos (F); every P is run with every F.")
+	flag.IntVar(&opts.events, "events", 200, "Pod events (E) per implementation, rounded up to an even number: every pod deleted is created again.")
+	flag.IntVar(&opts.namespaces, "namespaces", 10, "Namespaces the pods and Foos are spread over.")
+	flag.Float64Var(&opts.friendShare, "friend-share", 0.5, "Share of the Foos that name an existing pod; the others name none.")
+	flag.StringVar(&implementations, "implementations", "ours,naive,floor", "Comma-separated implementations to run, in order.")
+	flag.StringVar(&managerBin, "manager", "bin/manager", "The operator's manager binary (ours).")
+	flag.StringVar(&managerArgs, "manager-args", "", "Extra flags for the manager, separated by spaces, such as --max-concurrent-reconciles=4.")
+	flag.StringVar(&naiveBin, "naive", "bin/bench-naive", "The naive design's binary, built from test/benchmark/naive.")
+	flag.StringVar(&floorBin, "floor", "bin/bench-floor", "The floor's binary, built from test/benchmark/floor.")
+	flag.StringVar(&opts.crdDir, "crd-dir", filepath.Join("config", "crd", "bases"), "The folder holding the Foo CRD.")
+	flag.StringVar(&opts.resultsDir, "results", "bench-results", "The folder the JSON, the SVG and the processes' logs are written to.")
+	flag.DurationVar(&opts.eventTimeout, "event-timeout", 30*time.Second, "How long to wait for the Foo status change that a pod event causes.")
+	flag.DurationVar(&opts.eventGap, "event-gap", 20*time.Millisecond, "How long to pause after each pod event's status change is seen, before the next event.")
+	flag.DurationVar(&opts.settle, "settle", time.Second, "How long an implementation must make no API request to count as idle.")
+	flag.DurationVar(&opts.profile, "cpu-profile", 0, "If set, save a CPU profile of this length of each implementation, started with the pod events, to the results folder. Profiling costs CPU: leave it off for the figures.")
+	flag.Parse()
+
+	var err error
+	if opts.pods, err = parseCounts(pods); err == nil {
+		opts.foos, err = parseCounts(foos)
+	}
+	if err != nil {
+		klog.ErrorS(err, "Invalid flags")
+		os.Exit(2)
+	}
+	opts.events += opts.events % 2
+	opts.managerArgs = strings.Fields(managerArgs)
+	opts.binaries = map[string]string{ours: managerBin, naive: naiveBin, floor: floorBin}
+	for _, name := range strings.Split(implementations, ",") {
+		if _, known := opts.binaries[name]; !known {
+			klog.ErrorS(nil, "Unknown implementation", "name", name)
+			os.Exit(2)
+		}
+		opts.implementations = append(opts.implementations, name)
+	}
+	ctrllog.SetLogger(klog.NewKlogr())
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err = run(ctx, opts)
+	stop()
+	if err != nil {
+		klog.ErrorS(err, "Benchmark failed")
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, opts options) error {
+	if err := os.MkdirAll(opts.resultsDir, 0o755); err != nil {
+		return err
+	}
+	report := newReport(opts)
+	for _, pods := range opts.pods {
+		for _, foos := range opts.foos {
+			friends := int(float64(foos)*opts.friendShare + 0.5)
+			if friends > pods || friends == 0 {
+				klog.InfoS("Skipping scenario: the Foos that name a pod need as many pods", "pods", pods, "foos", foos, "friends", friends)
+				continue
+			}
+			scenario, err := runScenario(ctx, opts, pods, foos, friends)
+			if err != nil {
+				return fmt.Errorf("scenario P=%d F=%d: %w", pods, foos, err)
+			}
+			report.Scenarios = append(report.Scenarios, scenario)
+		}
+	}
+
+	printTable(os.Stdout, report)
+	jsonPath, svgPath := filepath.Join(opts.resultsDir, "results.json"), filepath.Join(opts.resultsDir, "results.svg")
+	if err := writeJSON(jsonPath, report); err != nil {
+		return err
+	}
+	if err := writeSVG(svgPath, report); err != nil {
+		return err
+	}
+	klog.InfoS("Wrote the results", "json", jsonPath, "plot", svgPath)
+	return nil
+}
+
+// parseCounts parses a comma-separated list of positive numbers.
+func parseCounts(value string) ([]int, error) {
+	var counts []int
+	for _, field := range strings.Split(value, ",") {
+		count, err := strconv.Atoi(strings.TrimSpace(field))
+		if err != nil || count <= 0 {
+			return nil, fmt.Errorf("%q is not a list of positive numbers", value)
+		}
+		counts = append(counts, count)
+	}
+	return counts, nil
+}

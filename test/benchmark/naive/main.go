@@ -1,0 +1,140 @@
+/*
+Copyright 2026 The foo-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command naive is the Foo controller as the tutorial writes it, kept only as a reference
+// for the benchmark and never shipped. It caches full Pods; each reconcile lists every pod
+// in the cluster and compares names in a loop; each pod event lists every Foo and compares
+// spec.name; and the status is written with Update every time, whether it changed or not.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"net/http"
+	"os"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	tutorialv1 "github.com/example/foo-operator/api/v1"
+)
+
+func main() {
+	var metricsAddr, probeAddr, pprofAddr string
+	flag.StringVar(&metricsAddr, "metrics-bind-address", "0", "The address the plain-HTTP metrics endpoint binds to; '0' disables it.")
+	flag.StringVar(&probeAddr, "health-probe-bind-address", "0", "The address the readiness probe binds to; '0' disables it.")
+	flag.StringVar(&pprofAddr, "pprof-bind-address", "0", "The address the pprof endpoint binds to; '0' disables it.")
+	zapOpts := zap.Options{}
+	zapOpts.BindFlags(flag.CommandLine)
+	flag.Parse()
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+	log := ctrl.Log.WithName("naive")
+
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(tutorialv1.AddToScheme(scheme))
+
+	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: metricsAddr},
+		HealthProbeBindAddress: probeAddr,
+		PprofBindAddress:       pprofAddr,
+	})
+	if err != nil {
+		log.Error(err, "Unable to create the manager")
+		os.Exit(1)
+	}
+
+	ctx := ctrl.SetupSignalHandler()
+	err = ctrl.NewControllerManagedBy(mgr).
+		Named("naive").
+		For(&tutorialv1.Foo{}).
+		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(everyFooNaming(mgr.GetClient()))).
+		Complete(&reconciler{Client: mgr.GetClient()})
+	if err == nil {
+		err = mgr.AddReadyzCheck("informers", func(req *http.Request) error {
+			ctx, cancel := context.WithTimeout(req.Context(), time.Second)
+			defer cancel()
+			if !mgr.GetCache().WaitForCacheSync(ctx) {
+				return errors.New("informer caches have not synced yet")
+			}
+			return nil
+		})
+	}
+	if err != nil {
+		log.Error(err, "Unable to set up the controller")
+		os.Exit(1)
+	}
+	if err := mgr.Start(ctx); err != nil {
+		log.Error(err, "Manager stopped with an error")
+		os.Exit(1)
+	}
+}
+
+type reconciler struct {
+	client.Client
+}
+
+// Reconcile lists every pod in the cluster and looks for the friend by name, then writes
+// the status whether or not it changed.
+func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	var foo tutorialv1.Foo
+	if err := r.Get(ctx, req.NamespacedName, &foo); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+
+	var pods corev1.PodList
+	if err := r.List(ctx, &pods); err != nil {
+		return ctrl.Result{}, err
+	}
+	happy := false
+	for _, pod := range pods.Items {
+		if pod.Namespace == foo.Namespace && pod.Name == foo.Spec.Name {
+			happy = true
+		}
+	}
+
+	foo.Status.Happy = happy
+	return ctrl.Result{}, client.IgnoreNotFound(r.Status().Update(ctx, &foo))
+}
+
+// everyFooNaming maps a pod event to the Foos that name the pod, by listing every Foo.
+func everyFooNaming(reader client.Reader) handler.MapFunc {
+	return func(ctx context.Context, pod client.Object) []reconcile.Request {
+		var foos tutorialv1.FooList
+		if err := reader.List(ctx, &foos); err != nil {
+			return nil
+		}
+		var requests []reconcile.Request
+		for _, foo := range foos.Items {
+			if foo.Namespace == pod.GetNamespace() && foo.Spec.Name == pod.GetName() {
+				requests = append(requests, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: foo.Namespace, Name: foo.Name}})
+			}
+		}
+		return requests
+	}
+}

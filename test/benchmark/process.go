@@ -1,0 +1,317 @@
+/*
+Copyright 2026 The foo-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// The implementations, by the names the flags and the report use.
+const (
+	ours  = "ours"
+	naive = "naive"
+	floor = "floor"
+)
+
+// clockTicksPerSecond is the unit of the CPU times in /proc/PID/stat (USER_HZ), which is
+// 100 on every Linux architecture Go supports.
+const clockTicksPerSecond = 100
+
+// process is one implementation running as its own process on this machine, serving its
+// client-go metrics, pprof and readiness on ports of 127.0.0.1.
+type process struct {
+	name                           string
+	cmd                            *exec.Cmd
+	log                            *os.File
+	metricsURL, readyURL, pprofURL string
+	started                        time.Time
+	exited                         chan struct{}
+}
+
+// startProcess runs binary with the flags the manager takes, and extraArgs, against the
+// cluster of kubeconfig.
+func startProcess(name, binary string, extraArgs []string, kubeconfig, logPath string) (*process, error) {
+	ports, err := freePorts(3)
+	if err != nil {
+		return nil, err
+	}
+	metrics, probe, pprof := fmt.Sprintf("127.0.0.1:%d", ports[0]), fmt.Sprintf("127.0.0.1:%d", ports[1]), fmt.Sprintf("127.0.0.1:%d", ports[2])
+	log, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(binary,
+		"--metrics-bind-address="+metrics, "--health-probe-bind-address="+probe, "--pprof-bind-address="+pprof)
+	if name == ours {
+		cmd.Args = append(cmd.Args, "--metrics-secure=false")
+	}
+	cmd.Args = append(cmd.Args, extraArgs...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	cmd.Stdout, cmd.Stderr = log, log
+	// Should the benchmark itself be killed, the kernel takes the process down with it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		_ = log.Close()
+		return nil, fmt.Errorf("starting %s: %w", binary, err)
+	}
+	p := &process{
+		name: name, cmd: cmd, log: log, started: time.Now(), exited: make(chan struct{}),
+		metricsURL: "http://" + metrics + "/metrics",
+		readyURL:   "http://" + probe + "/readyz",
+		pprofURL:   "http://" + pprof + "/debug/pprof/",
+	}
+	go func() {
+		_ = cmd.Wait()
+		close(p.exited)
+	}()
+	return p, nil
+}
+
+// stop asks the process to end, as the kubelet would, and kills it if it does not.
+func (p *process) stop() {
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.exited:
+	case <-time.After(10 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+	}
+	_ = p.log.Close()
+}
+
+// waitReady polls the readiness endpoint until it answers 200.
+func (p *process) waitReady(ctx context.Context, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		select {
+		case <-p.exited:
+			return fmt.Errorf("%s exited before it was ready; see %s", p.name, p.log.Name())
+		default:
+		}
+		if status, _, err := get(ctx, p.readyURL); err == nil && status == http.StatusOK {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s not ready after %s; see %s", p.name, timeout, p.log.Name())
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// cpuSeconds returns the CPU time the process has used, user and system.
+func (p *process) cpuSeconds() (float64, error) {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name in parentheses may hold spaces; the fields after it are fixed:
+	// state is field 3, utime field 14 and stime field 15.
+	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	if len(fields) < 13 {
+		return 0, fmt.Errorf("unexpected /proc stat %q", stat)
+	}
+	utime, err := strconv.ParseFloat(fields[11], 64)
+	if err != nil {
+		return 0, err
+	}
+	stime, err := strconv.ParseFloat(fields[12], 64)
+	if err != nil {
+		return 0, err
+	}
+	return (utime + stime) / clockTicksPerSecond, nil
+}
+
+// peakRSSBytes returns the most resident memory the process has had (VmHWM).
+func (p *process) peakRSSBytes() (int64, error) {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	scanner := bufio.NewScanner(bytes.NewReader(status))
+	for scanner.Scan() {
+		if fields := strings.Fields(scanner.Text()); len(fields) == 3 && fields[0] == "VmHWM:" && fields[2] == "kB" {
+			kib, err := strconv.ParseInt(fields[1], 10, 64)
+			return kib * 1024, err
+		}
+	}
+	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", p.cmd.Process.Pid)
+}
+
+var heapAllocLine = regexp.MustCompile(`(?m)^# HeapAlloc = (\d+)$`)
+
+// heapAfterGCBytes makes the process collect garbage and returns the heap that is left:
+// the live heap. The heap profile endpoint runs a GC when asked with gc=1 and, in its text
+// form, ends with the runtime's memory statistics.
+func (p *process) heapAfterGCBytes(ctx context.Context) (int64, error) {
+	status, body, err := get(ctx, p.pprofURL+"heap?gc=1&debug=1")
+	if err != nil {
+		return 0, err
+	}
+	match := heapAllocLine.FindSubmatch(body)
+	if status != http.StatusOK || match == nil {
+		return 0, fmt.Errorf("no HeapAlloc in the heap profile of %s (HTTP %d)", p.name, status)
+	}
+	return strconv.ParseInt(string(match[1]), 10, 64)
+}
+
+// profileCPU saves a CPU profile of the process over duration to path.
+func (p *process) profileCPU(ctx context.Context, duration time.Duration, path string) error {
+	status, body, err := get(ctx, fmt.Sprintf("%sprofile?seconds=%d", p.pprofURL, int(duration.Seconds())))
+	if err != nil {
+		return err
+	}
+	if status != http.StatusOK {
+		return fmt.Errorf("CPU profile of %s: HTTP %d", p.name, status)
+	}
+	return os.WriteFile(path, body, 0o644)
+}
+
+// requestsByVerb returns client-go's count of API requests the process has made, by HTTP
+// method, from its rest_client_requests_total metric.
+func (p *process) requestsByVerb(ctx context.Context) (map[string]float64, error) {
+	status, body, err := get(ctx, p.metricsURL)
+	if err != nil {
+		return nil, err
+	}
+	if status != http.StatusOK {
+		return nil, fmt.Errorf("metrics of %s: HTTP %d", p.name, status)
+	}
+	return sumCounter(body, "rest_client_requests_total", "method", nil), nil
+}
+
+// saveMetrics writes the process's metrics exposition to path.
+func (p *process) saveMetrics(ctx context.Context, path string) error {
+	status, body, err := get(ctx, p.metricsURL)
+	if err != nil {
+		return err
+	}
+	if status != http.StatusOK {
+		return fmt.Errorf("metrics of %s: HTTP %d", p.name, status)
+	}
+	return os.WriteFile(path, body, 0o644)
+}
+
+// sumCounter adds up the samples of counter metric in a Prometheus text exposition by the
+// value of label by, keeping only the samples whose labels include every pair of match.
+func sumCounter(exposition []byte, metric, by string, match map[string]string) map[string]float64 {
+	sums := map[string]float64{}
+	scanner := bufio.NewScanner(bytes.NewReader(exposition))
+	scanner.Buffer(make([]byte, 0, 64*1024), 1024*1024)
+	prefix := metric + "{"
+	for scanner.Scan() {
+		line := scanner.Text()
+		if !strings.HasPrefix(line, prefix) {
+			continue
+		}
+		end := strings.LastIndexByte(line, '}')
+		if end < 0 {
+			continue
+		}
+		labels := parseLabels(line[len(prefix):end])
+		matches := true
+		for name, value := range match {
+			if labels[name] != value {
+				matches = false
+			}
+		}
+		value, err := strconv.ParseFloat(strings.TrimSpace(line[end+1:]), 64)
+		if matches && err == nil {
+			sums[labels[by]] += value
+		}
+	}
+	return sums
+}
+
+// parseLabels parses the inside of a sample's braces: name="value",... Values in these
+// metrics hold no escaped quotes.
+func parseLabels(text string) map[string]string {
+	labels := map[string]string{}
+	for len(text) > 0 {
+		eq := strings.IndexByte(text, '=')
+		if eq < 0 || eq+1 >= len(text) || text[eq+1] != '"' {
+			break
+		}
+		name := strings.TrimLeft(text[:eq], ", ")
+		rest := text[eq+2:]
+		closing := strings.IndexByte(rest, '"')
+		if closing < 0 {
+			break
+		}
+		labels[name] = rest[:closing]
+		text = rest[closing+1:]
+	}
+	return labels
+}
+
+var httpClient = &http.Client{Timeout: 10 * time.Minute}
+
+func get(ctx context.Context, url string) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, body, err
+}
+
+// freePorts finds n ports of 127.0.0.1 that are free now.
+func freePorts(n int) ([]int, error) {
+	var ports []int
+	var listeners []net.Listener
+	defer func() {
+		for _, l := range listeners {
+			_ = l.Close()
+		}
+	}()
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		listeners = append(listeners, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+// logPath names the log file of an implementation in a scenario.
+func logPath(dir, name string, pods, foos int) string {
+	return filepath.Join(dir, fmt.Sprintf("%s-P%d-F%d.log", name, pods, foos))
+}
