@@ -107,7 +107,11 @@ func (r *FooReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	r.replaced.Store(req.NamespacedName, version)
+	// A write the apiserver found to change nothing (as when it prunes a field an older CRD
+	// lacks) keeps the resourceVersion and brings no event to wait for.
+	if foo.ResourceVersion != version {
+		r.replaced.Store(req.NamespacedName, version)
+	}
 	logf.FromContext(ctx).V(1).Info("Updated status", "friend", foo.Spec.Name, "happy", desired.Happy)
 
 	if happyTransition(before, desired) {

@@ -91,3 +91,40 @@ func TestReconcileWaitsForTheCacheToSeeItsOwnWrite(t *testing.T) {
 	g.Expect(c.Get(context.Background(), key, after)).To(Succeed())
 	g.Expect(after.Status.Happy).To(BeFalse())
 }
+
+// A status write the apiserver leaves unchanged (it pruned the only difference, as an older
+// CRD without status.friend does) produces no new version and no event: later reconciles
+// must not wait for one.
+func TestReconcileDoesNotWaitForAWriteThatChangedNothing(t *testing.T) {
+	g := NewWithT(t)
+	scheme := runtime.NewScheme()
+	g.Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
+	g.Expect(tutorialv1.AddToScheme(scheme)).To(Succeed())
+
+	key := types.NamespacedName{Namespace: "ns", Name: "foo"}
+	patches := 0
+	c := fake.NewClientBuilder().
+		WithScheme(scheme).
+		WithStatusSubresource(&tutorialv1.Foo{}).
+		WithObjects(newFoo(key.Namespace, key.Name, "jack"),
+			&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "jack", UID: "uid-jack"}}).
+		WithInterceptorFuncs(interceptor.Funcs{
+			SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+				patches++
+				// The apiserver answers with the object as it was.
+				return c.Get(ctx, client.ObjectKeyFromObject(obj), obj)
+			},
+		}).
+		Build()
+	r := &FooReconciler{Client: c, Recorder: record.NewFakeRecorder(10)}
+	request := ctrl.Request{NamespacedName: key}
+
+	_, err := r.Reconcile(context.Background(), request)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(patches).To(Equal(1))
+
+	g.Expect(c.Delete(context.Background(), &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "jack"}})).To(Succeed())
+	_, err = r.Reconcile(context.Background(), request)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(patches).To(Equal(2), "the pod's going is written, not held back waiting for an event that never comes")
+}
