@@ -40,32 +40,22 @@ import (
 // only be refused for a conflict, so the reconciler waits for the write's event instead.
 func TestReconcileWaitsForTheCacheToSeeItsOwnWrite(t *testing.T) {
 	g := NewWithT(t)
-	scheme := runtime.NewScheme()
-	g.Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	g.Expect(tutorialv1.AddToScheme(scheme)).To(Succeed())
-
 	key := types.NamespacedName{Namespace: "ns", Name: "foo"}
 	var stale *tutorialv1.Foo // when set, what the cache returns for the Foo
 	patches := 0
-	c := fake.NewClientBuilder().
-		WithScheme(scheme).
-		WithStatusSubresource(&tutorialv1.Foo{}).
-		WithObjects(newFoo(key.Namespace, key.Name, "jack"),
-			&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "jack", UID: "uid-jack"}}).
-		WithInterceptorFuncs(interceptor.Funcs{
-			Get: func(ctx context.Context, c client.WithWatch, k client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-				if foo, ok := obj.(*tutorialv1.Foo); ok && stale != nil {
-					stale.DeepCopyInto(foo)
-					return nil
-				}
-				return c.Get(ctx, k, obj, opts...)
-			},
-			SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
-				patches++
-				return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
-			},
-		}).
-		Build()
+	c := fooAndJack(g, key, interceptor.Funcs{
+		Get: func(ctx context.Context, c client.WithWatch, k client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			if foo, ok := obj.(*tutorialv1.Foo); ok && stale != nil {
+				stale.DeepCopyInto(foo)
+				return nil
+			}
+			return c.Get(ctx, k, obj, opts...)
+		},
+		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			patches++
+			return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+		},
+	})
 	r := &FooReconciler{Client: c, Recorder: record.NewFakeRecorder(10)}
 	request := ctrl.Request{NamespacedName: key}
 
@@ -97,25 +87,15 @@ func TestReconcileWaitsForTheCacheToSeeItsOwnWrite(t *testing.T) {
 // must not wait for one.
 func TestReconcileDoesNotWaitForAWriteThatChangedNothing(t *testing.T) {
 	g := NewWithT(t)
-	scheme := runtime.NewScheme()
-	g.Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	g.Expect(tutorialv1.AddToScheme(scheme)).To(Succeed())
-
 	key := types.NamespacedName{Namespace: "ns", Name: "foo"}
 	patches := 0
-	c := fake.NewClientBuilder().
-		WithScheme(scheme).
-		WithStatusSubresource(&tutorialv1.Foo{}).
-		WithObjects(newFoo(key.Namespace, key.Name, "jack"),
-			&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "jack", UID: "uid-jack"}}).
-		WithInterceptorFuncs(interceptor.Funcs{
-			SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
-				patches++
-				// The apiserver answers with the object as it was.
-				return c.Get(ctx, client.ObjectKeyFromObject(obj), obj)
-			},
-		}).
-		Build()
+	c := fooAndJack(g, key, interceptor.Funcs{
+		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			patches++
+			// The apiserver answers with the object as it was.
+			return c.Get(ctx, client.ObjectKeyFromObject(obj), obj)
+		},
+	})
 	r := &FooReconciler{Client: c, Recorder: record.NewFakeRecorder(10)}
 	request := ctrl.Request{NamespacedName: key}
 
@@ -127,4 +107,19 @@ func TestReconcileDoesNotWaitForAWriteThatChangedNothing(t *testing.T) {
 	_, err = r.Reconcile(context.Background(), request)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(patches).To(Equal(2), "the pod's going is written, not held back waiting for an event that never comes")
+}
+
+// fooAndJack is a client holding a Foo at key that looks for jack, and the pod jack, with
+// funcs intercepting its calls.
+func fooAndJack(g Gomega, key types.NamespacedName, funcs interceptor.Funcs) client.WithWatch {
+	scheme := runtime.NewScheme()
+	g.Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
+	g.Expect(tutorialv1.AddToScheme(scheme)).To(Succeed())
+	return fake.NewClientBuilder().
+		WithScheme(scheme).
+		WithStatusSubresource(&tutorialv1.Foo{}).
+		WithObjects(newFoo(key.Namespace, key.Name, "jack"),
+			&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: "jack", UID: "uid-jack"}}).
+		WithInterceptorFuncs(funcs).
+		Build()
 }
