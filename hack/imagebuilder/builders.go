@@ -1,0 +1,299 @@
+/*
+Copyright 2026 The foo-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/types"
+	"sigs.k8s.io/yaml"
+)
+
+// distrolessEnv is the environment distroless/static sets, which Dockerfile inherits.
+var distrolessEnv = []string{
+	"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+	"SSL_CERT_FILE=" + caBundle,
+}
+
+// phase prints one line when a step of a build is done, with its time.
+func phase(what string, start time.Time) {
+	fmt.Printf("==> %s in %.1fs\n", what, time.Since(start).Seconds())
+}
+
+// buildManager builds the manager as Dockerfile does (a static binary of main.go, run as
+// nonroot from /manager on distroless/static), for each platform, into one index.
+func buildManager(args []string) error {
+	var common commonFlags
+	flags := newFlagSet("manager", &common)
+	context := flags.String("context", ".", "The source tree of the operator: the folder holding go.mod and main.go.")
+	platforms := flags.String("platforms", "linux/amd64,linux/arm64", "The platforms to build for, comma-separated.")
+	_ = flags.Parse(args)
+	if err := common.check(); err != nil {
+		return err
+	}
+	base, err := baseFiles()
+	if err != nil {
+		return err
+	}
+	baseLayer, err := layer(base)
+	if err != nil {
+		return err
+	}
+	binDir, err := os.MkdirTemp("", "imagebuilder-")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = os.RemoveAll(binDir) }()
+
+	index := mutate.IndexMediaType(empty.Index, types.OCIImageIndex)
+	for _, value := range splitList(*platforms) {
+		platform, err := parsePlatform(value)
+		if err != nil {
+			return err
+		}
+		start := time.Now()
+		binary := filepath.Join(binDir, "manager-"+platform.OS+"-"+platform.Architecture)
+		// The build command of Dockerfile, with the platform Go cross-compiles for.
+		build := exec.Command("go", "build", "-trimpath", "-o", binary, "main.go")
+		build.Dir = *context
+		build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+platform.OS, "GOARCH="+platform.Architecture, "GOARM=")
+		build.Stdout, build.Stderr = os.Stdout, os.Stderr
+		if err := build.Run(); err != nil {
+			return fmt.Errorf("building the manager for %s in %s: %w", value, *context, err)
+		}
+		data, err := os.ReadFile(binary)
+		if err != nil {
+			return err
+		}
+		binaryLayer, err := layer([]file{{path: "/manager", mode: 0o755, data: data}})
+		if err != nil {
+			return err
+		}
+		image, err := newImage(platform, baseLayer, binaryLayer)
+		if err != nil {
+			return err
+		}
+		image, err = configure(image, func(config *v1.Config) {
+			config.Env = distrolessEnv
+			config.User = fmt.Sprintf("%d:%d", nonroot, nonroot)
+			config.WorkingDir = "/"
+			config.Entrypoint = []string{"/manager"}
+		})
+		if err != nil {
+			return err
+		}
+		index = mutate.AppendManifests(index, mutate.IndexAddendum{
+			Add:        image,
+			Descriptor: v1.Descriptor{Platform: &platform},
+		})
+		phase("Built the manager for "+value, start)
+	}
+	if err := saveIndex(common.store, common.tag, index); err != nil {
+		return err
+	}
+	fmt.Printf("Built %s for %s\n", common.tag, *platforms)
+	return nil
+}
+
+// bundlePlatform is the platform a FROM scratch image built on an amd64 machine declares;
+// a bundle holds only manifests, which every platform reads alike.
+var bundlePlatform = v1.Platform{OS: "linux", Architecture: "amd64"}
+
+// buildBundle builds an OLM bundle image as bundle.Dockerfile does: the bundle's manifests,
+// metadata and scorecard tests, labelled with the annotations of metadata/annotations.yaml
+// (which operator-sdk writes into bundle.Dockerfile's LABELs too).
+func buildBundle(args []string) error {
+	var common commonFlags
+	flags := newFlagSet("bundle", &common)
+	dir := flags.String("dir", "bundle", "The bundle: a folder holding manifests/, metadata/ and tests/scorecard/.")
+	_ = flags.Parse(args)
+	if err := common.check(); err != nil {
+		return err
+	}
+	start := time.Now()
+	var annotations struct {
+		Annotations map[string]string `json:"annotations"`
+	}
+	data, err := os.ReadFile(filepath.Join(*dir, "metadata", "annotations.yaml"))
+	if err != nil {
+		return err
+	}
+	if err := yaml.UnmarshalStrict(data, &annotations); err != nil {
+		return fmt.Errorf("reading the bundle's annotations: %w", err)
+	}
+	if len(annotations.Annotations) == 0 {
+		return fmt.Errorf("%s/metadata/annotations.yaml has no annotations", *dir)
+	}
+	var files []file
+	for src, dst := range map[string]string{"manifests": "/manifests", "metadata": "/metadata", "tests/scorecard": "/tests/scorecard"} {
+		tree, err := treeFiles(filepath.Join(*dir, src), dst)
+		if err != nil {
+			return err
+		}
+		files = append(files, tree...)
+	}
+	files = append(files, file{path: "/tests", mode: 0o755, dir: true})
+	content, err := layer(files)
+	if err != nil {
+		return err
+	}
+	image, err := newImage(bundlePlatform, content)
+	if err != nil {
+		return err
+	}
+	image, err = configure(image, func(config *v1.Config) { config.Labels = annotations.Annotations })
+	if err != nil {
+		return err
+	}
+	if err := saveImage(common.store, common.tag, image); err != nil {
+		return err
+	}
+	phase("Built "+common.tag+" from "+*dir, start)
+	return nil
+}
+
+// buildOpm builds the base image that catalog.Dockerfile names, as operator-registry
+// ships it: /bin/opm and /bin/grpc_health_probe, with opm as the entrypoint.
+func buildOpm(args []string) error {
+	var common commonFlags
+	flags := newFlagSet("opm", &common)
+	opm := flags.String("opm", "", "opm, built static for the image's platform.")
+	probe := flags.String("health-probe", "", "grpc_health_probe, built static for the image's platform.")
+	platformFlag := flags.String("platform", "linux/amd64", "The platform the binaries are built for.")
+	_ = flags.Parse(args)
+	if err := common.check(); err != nil {
+		return err
+	}
+	if *opm == "" || *probe == "" {
+		return fmt.Errorf("--opm and --health-probe are required")
+	}
+	start := time.Now()
+	platform, err := parsePlatform(*platformFlag)
+	if err != nil {
+		return err
+	}
+	base, err := baseFiles()
+	if err != nil {
+		return err
+	}
+	baseLayer, err := layer(base)
+	if err != nil {
+		return err
+	}
+	binaries := []file{{path: "/bin", mode: 0o755, dir: true}}
+	for target, src := range map[string]string{"/bin/opm": *opm, "/bin/grpc_health_probe": *probe} {
+		data, err := os.ReadFile(src)
+		if err != nil {
+			return err
+		}
+		binaries = append(binaries, file{path: target, mode: 0o755, data: data})
+	}
+	binaryLayer, err := layer(binaries)
+	if err != nil {
+		return err
+	}
+	image, err := newImage(platform, baseLayer, binaryLayer)
+	if err != nil {
+		return err
+	}
+	image, err = configure(image, func(config *v1.Config) {
+		config.Env = distrolessEnv
+		config.Entrypoint = []string{"/bin/opm"}
+	})
+	if err != nil {
+		return err
+	}
+	if err := saveImage(common.store, common.tag, image); err != nil {
+		return err
+	}
+	phase("Built "+common.tag, start)
+	return nil
+}
+
+// configsLabel tells OLM where in a catalog image its file-based catalog is.
+const configsLabel = "operators.operatorframework.io.index.configs.v1"
+
+// buildCatalog builds a catalog image as catalog.Dockerfile does: the file-based catalog in
+// /configs and the serve cache opm builds from it in /tmp/cache, on the opm base image.
+func buildCatalog(args []string) error {
+	var common commonFlags
+	flags := newFlagSet("catalog", &common)
+	configs := flags.String("configs", "catalog", "The file-based catalog: the folder catalog.Dockerfile adds as /configs.")
+	base := flags.String("base", "", "The opm base image in the store that catalog.Dockerfile builds FROM.")
+	opm := flags.String("opm", "", "The opm of this machine, of the base image's version, to build the serve cache with.")
+	_ = flags.Parse(args)
+	if err := common.check(); err != nil {
+		return err
+	}
+	if *base == "" || *opm == "" {
+		return fmt.Errorf("--base and --opm are required")
+	}
+	start := time.Now()
+	baseImage, err := storedImage(common.store, *base)
+	if err != nil {
+		return fmt.Errorf("the base image: %w (make opm-image builds it)", err)
+	}
+	cacheDir, err := os.MkdirTemp("", "catalog-cache-")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = os.RemoveAll(cacheDir) }()
+	// The RUN step of catalog.Dockerfile's builder stage.
+	serve := exec.Command(*opm, "serve", *configs, "--cache-dir="+cacheDir, "--cache-only")
+	if output, err := serve.CombinedOutput(); err != nil {
+		return fmt.Errorf("building the serve cache of %s: %w\n%s", *configs, err, output)
+	}
+	files, err := treeFiles(*configs, "/configs")
+	if err != nil {
+		return err
+	}
+	cache, err := treeFiles(cacheDir, "/tmp/cache")
+	if err != nil {
+		return err
+	}
+	content, err := layer(append(files, cache...))
+	if err != nil {
+		return err
+	}
+	image, err := mutate.AppendLayers(baseImage, content)
+	if err != nil {
+		return err
+	}
+	image, err = configure(image, func(config *v1.Config) {
+		config.Entrypoint = []string{"/bin/opm"}
+		config.Cmd = []string{"serve", "/configs", "--cache-dir=/tmp/cache"}
+		if config.Labels == nil {
+			config.Labels = map[string]string{}
+		}
+		config.Labels[configsLabel] = "/configs"
+	})
+	if err != nil {
+		return err
+	}
+	if err := saveImage(common.store, common.tag, image); err != nil {
+		return err
+	}
+	phase("Built "+common.tag+" from "+*configs, start)
+	return nil
+}
