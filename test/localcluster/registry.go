@@ -1,0 +1,241 @@
+/*
+Copyright 2026 The foo-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package localcluster starts the parts of a local cluster that the tests, the demo and
+// the dev cluster run on this machine. It holds no test framework: callers report its
+// errors their own way.
+package localcluster
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// RegistryOptions says which registry binary to run and where it keeps its files.
+type RegistryOptions struct {
+	// Binary is distribution's registry (`make registry` builds it).
+	Binary string
+	// Dir holds the registry's storage, certificates, configuration and log. Images and
+	// certificates in it outlive a restart of the registry on the same Dir.
+	Dir string
+	// Address is the host:port to serve on; empty picks a free port on 127.0.0.1.
+	Address string
+}
+
+// Registry is distribution's registry serving HTTPS on a loopback address, with a
+// certificate of a CA of its own. Nothing on the machine trusts that CA: each client is
+// given it (TrustBundle, CAFile).
+type Registry struct {
+	// Host is the registry's host:port, the first part of the references of its images.
+	Host string
+	// CAFile is the PEM certificate of the CA that signed the registry's certificate.
+	CAFile string
+	// TrustBundle is the machine's CA bundle plus CAFile: what SSL_CERT_FILE names for a
+	// process that talks to this registry and to the rest of the world alike.
+	TrustBundle string
+	// LogFile is where the registry logs.
+	LogFile string
+
+	cmd    *exec.Cmd
+	exited chan struct{}
+}
+
+// StartRegistry starts the registry and returns once it answers over TLS.
+func StartRegistry(ctx context.Context, opts RegistryOptions) (*Registry, error) {
+	if opts.Binary == "" || opts.Dir == "" {
+		return nil, errors.New("the registry needs its binary and a folder")
+	}
+	address := opts.Address
+	if address == "" {
+		port, err := FreePort()
+		if err != nil {
+			return nil, err
+		}
+		address = "127.0.0.1:" + strconv.Itoa(port)
+	}
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		return nil, fmt.Errorf("registry address %q: %w", address, err)
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return nil, fmt.Errorf("the registry serves on a loopback address only, not %s", address)
+	}
+	pki := filepath.Join(opts.Dir, "pki")
+	ca, err := loadOrCreateCA(pki)
+	if err != nil {
+		return nil, err
+	}
+	certFile, keyFile, err := ca.serving(pki, "registry", []net.IP{net.ParseIP(host)}, []string{"localhost"})
+	if err != nil {
+		return nil, err
+	}
+	r := &Registry{
+		Host:        address,
+		CAFile:      filepath.Join(pki, caCertFile),
+		TrustBundle: filepath.Join(pki, "trust-bundle.pem"),
+		LogFile:     filepath.Join(opts.Dir, "registry.log"),
+	}
+	if err := writeTrustBundle(r.TrustBundle, ca.certPEM); err != nil {
+		return nil, err
+	}
+	storage := filepath.Join(opts.Dir, "storage")
+	if err := os.MkdirAll(storage, 0o755); err != nil {
+		return nil, err
+	}
+	configFile := filepath.Join(opts.Dir, "config.yml")
+	if err := os.WriteFile(configFile, []byte(registryConfig(address, storage, certFile, keyFile)), 0o600); err != nil {
+		return nil, err
+	}
+	logFile, err := os.OpenFile(r.LogFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = logFile.Close() }()
+
+	r.cmd = exec.Command(opts.Binary, "serve", configFile)
+	// Tracing is off: the registry would otherwise try to export traces.
+	r.cmd.Env = append(os.Environ(), "OTEL_TRACES_EXPORTER=none")
+	r.cmd.Stdout, r.cmd.Stderr = logFile, logFile
+	// Its own process group: a Ctrl-C in the terminal reaches the caller, which stops the
+	// registry after what uses it.
+	r.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := r.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s (run `make registry` to build it): %w", opts.Binary, err)
+	}
+	r.exited = make(chan struct{})
+	go func() {
+		_ = r.cmd.Wait()
+		close(r.exited)
+	}()
+	if err := r.waitReady(ctx, ca.pool()); err != nil {
+		return nil, errors.Join(err, r.Stop())
+	}
+	return r, nil
+}
+
+// registryConfig is the registry's configuration: HTTPS on address, images in storage,
+// deletes allowed (so that tests and users can unpublish a tag).
+func registryConfig(address, storage, certFile, keyFile string) string {
+	return fmt.Sprintf(`version: 0.1
+log:
+  level: info
+  formatter: text
+storage:
+  filesystem:
+    rootdirectory: %q
+  delete:
+    enabled: true
+http:
+  addr: %q
+  tls:
+    certificate: %q
+    key: %q
+`, storage, address, certFile, keyFile)
+}
+
+// waitReady waits until the registry answers GET /v2/ over TLS with the CA's trust.
+func (r *Registry) waitReady(ctx context.Context, roots *x509.CertPool) error {
+	client := &http.Client{
+		Timeout:   2 * time.Second,
+		Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}},
+	}
+	defer client.CloseIdleConnections()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	url := "https://" + r.Host + "/v2/"
+	lastErr := errors.New("no answer yet")
+	for {
+		request, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return err
+		}
+		response, err := client.Do(request)
+		if err == nil {
+			_ = response.Body.Close()
+			if response.StatusCode == http.StatusOK {
+				return nil
+			}
+			lastErr = fmt.Errorf("GET %s answered %s", url, response.Status)
+		} else {
+			lastErr = err
+		}
+		select {
+		case <-r.exited:
+			return fmt.Errorf("the registry exited before it served %s; its log: %s", url, Tail(r.LogFile, 20))
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for the registry to serve %s: %w; last: %v; its log: %s", url, ctx.Err(), lastErr, Tail(r.LogFile, 20))
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// Env is the environment of a process that pulls from or pushes to the registry: Go's
+// TLS (that of opm, operator-sdk, imagebuilder, crane) reads its roots from SSL_CERT_FILE.
+func (r *Registry) Env() []string {
+	return []string{"SSL_CERT_FILE=" + r.TrustBundle}
+}
+
+// Stop stops the registry; its images stay in its folder.
+func (r *Registry) Stop() error {
+	if r.cmd == nil || r.cmd.Process == nil {
+		return nil
+	}
+	_ = r.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-r.exited:
+	case <-time.After(10 * time.Second):
+		_ = r.cmd.Process.Kill()
+		<-r.exited
+	}
+	return nil
+}
+
+// machineCABundles are where Debian and Fedora keep the machine's CA bundle.
+var machineCABundles = []string{"/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt"}
+
+// writeTrustBundle writes the machine's CAs and the registry's CA into path. A process
+// given SSL_CERT_FILE=path still reaches the module proxy and other public servers.
+func writeTrustBundle(path string, caPEM []byte) error {
+	var bundle []byte
+	for _, candidate := range machineCABundles {
+		if data, err := os.ReadFile(candidate); err == nil {
+			bundle = append(data, '\n')
+			break
+		}
+	}
+	return os.WriteFile(path, append(bundle, caPEM...), 0o644)
+}
+
+// FreePort asks the kernel for a port that is free on the loopback interface now.
+func FreePort() (int, error) {
+	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = listener.Close() }()
+	return listener.Addr().(*net.TCPAddr).Port, nil
+}
