@@ -17,8 +17,15 @@ IMG ?= $(IMAGE_TAG_BASE):v$(VERSION)
 BUNDLE_IMG ?= $(IMAGE_TAG_BASE)-bundle:v$(VERSION)
 CATALOG_IMG ?= $(IMAGE_TAG_BASE)-catalog:v$(VERSION)
 
-# CONTAINER_TOOL builds and pushes images (docker or podman).
+# CONTAINER_TOOL builds and pushes images: docker or podman, or imagebuilder, which needs no
+# container engine (it cross-compiles and lays out the images itself; see docs/images.md).
 CONTAINER_TOOL ?= docker
+
+# PLATFORMS are the platforms imagebuilder builds the manager image for, as one index.
+PLATFORMS ?= linux/amd64,linux/arm64
+
+# IMAGE_STORE is where imagebuilder keeps the images it built until they are pushed.
+IMAGE_STORE ?= $(LOCALBIN)/images
 
 # KUBECTL talks to the cluster for install, deploy and their inverses.
 KUBECTL ?= kubectl
@@ -69,10 +76,10 @@ tidy: ## Tidy go.mod of the operator and of every tools module.
 
 # TEST_ENV is what the tests need to find: the control plane, kustomize to render config/,
 # the kubectl whose output they check, and opm to validate the catalog.
-TEST_ENV = KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" KUSTOMIZE="$(KUSTOMIZE)" TEST_ASSET_KUBECTL="$(KUBECTL_LOCAL)" OPM="$(OPM)"
+TEST_ENV = KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" KUSTOMIZE="$(KUSTOMIZE)" TEST_ASSET_KUBECTL="$(KUBECTL_LOCAL)" OPM="$(OPM)" OPERATOR_SDK="$(OPERATOR_SDK)" REGISTRY="$(REGISTRY)"
 
 .PHONY: test
-test: manifests generate fmt vet envtest kustomize kubectl opm ## Run all tests but the long reliability ones against a local kube-apiserver and etcd (built on first use).
+test: manifests generate fmt vet envtest kustomize kubectl opm operator-sdk stage-bundle registry ## Run all tests but the long reliability ones against a local kube-apiserver and etcd (built on first use).
 	$(TEST_ENV) go test $$(go list ./... | grep -v /test/reliability) -coverprofile cover.out
 
 .PHONY: test-reliability
@@ -87,14 +94,41 @@ E2E_TEST := $(LOCALBIN)/e2e.test
 # everything it starts listens on 127.0.0.1, except OLM's health server, which binds :8080 on
 # every interface and has no flag to change that. Needs root (unshare), as in CI.
 .PHONY: test-e2e
-test-e2e: build envtest kube-controller-manager olm catalog-server ## Install, upgrade and uninstall the operator with real OLM against a local control plane (tools built on first use).
+test-e2e: build envtest kube-controller-manager olm catalog-server opm ## Install, upgrade and uninstall the operator with real OLM against a local control plane (tools built on first use).
 	go vet -tags e2e ./test/e2e/...
 	go test -c -tags e2e -o $(E2E_TEST) ./test/e2e
 	cd test/e2e && KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" KUBE_CONTROLLER_MANAGER="$(KUBE_CONTROLLER_MANAGER)" \
-		OLM="$(OLM)" OLM_CATALOG="$(OLM_CATALOG)" CATALOG_SERVER="$(CATALOG_SERVER)" \
+		OLM="$(OLM)" OLM_CATALOG="$(OLM_CATALOG)" CATALOG_SERVER="$(CATALOG_SERVER)" OPM="$(OPM)" \
 		MANAGER="$(LOCALBIN)/manager" E2E_LOGS="$(E2E_LOGS)" \
 		unshare --net -- sh -c 'ip link set lo up && exec "$$0" "$$@"' \
 		$(E2E_TEST) -test.v -test.timeout 30m -ginkgo.v -ginkgo.no-color
+
+# IMAGE_TEST_DIR is where the image tests keep their copy of the project, the images they
+# built, the registry's storage and the logs.
+IMAGE_TEST_DIR ?= $(LOCALBIN)/image-test
+# The image tests run in a network namespace of their own (opm serve, which they run from the
+# catalog image, listens on every interface), where this loopback address is free by
+# construction. The nested path checks that nothing assumes a one-level repository.
+IMAGE_TEST_BASE := 127.0.0.1:5000/acme/nested/foo-operator
+IMAGE_TEST_ENV = LOCALBIN="$(LOCALBIN)" IMAGE_TAG_BASE="$(IMAGE_TEST_BASE)" IMAGE_STORE="$(IMAGE_TEST_DIR)/store"
+
+# test-images publishes every release as a user would, to a real registry, and checks every
+# image reference a cluster would pull. The images are built in a copy of the project (the
+# publishing targets regenerate bundle/ and catalog/ for IMAGE_TAG_BASE), before entering
+# the network namespace; there the registry starts and `make images-push` pushes them.
+.PHONY: test-images
+test-images: registry opm operator-sdk imagebuilder stage-bundle kustomize controller-gen ## Build, push and check every image of every release against a local registry (needs root).
+	@rm -rf $(IMAGE_TEST_DIR) && mkdir -p $(IMAGE_TEST_DIR)/checkout
+	@tar -c --exclude=./bin --exclude=./.demo --exclude=./bench-results . | tar -x -C $(IMAGE_TEST_DIR)/checkout
+	@start=$$(date +%s); \
+		$(IMAGE_TEST_ENV) $(MAKE) --no-print-directory -C $(IMAGE_TEST_DIR)/checkout images CONTAINER_TOOL=imagebuilder; \
+		echo "==> Built every image under $(IMAGE_TEST_BASE) in $$(( $$(date +%s) - start ))s"
+	go vet -tags images ./test/images
+	go test -c -tags images -o $(LOCALBIN)/images.test ./test/images
+	cd test/images && $(IMAGE_TEST_ENV) REGISTRY="$(REGISTRY)" OPM="$(OPM)" OPERATOR_SDK="$(OPERATOR_SDK)" \
+		IMAGE_CHECKOUT="$(IMAGE_TEST_DIR)/checkout" IMAGE_TEST_DIR="$(IMAGE_TEST_DIR)" GOPROXY=off \
+		unshare --net -- sh -c 'ip link set lo up && exec "$$0" "$$@"' \
+		$(LOCALBIN)/images.test -test.v -test.timeout 20m
 
 .PHONY: verify
 verify: ## Regenerate every generated file (code, manifests, bundle, catalog) and fail if any was stale.
@@ -127,8 +161,8 @@ demo: build envtest demo-program demo-kubectl ## Show the operator at work on a 
 	@$(DEMO)
 
 .PHONY: dev-cluster
-dev-cluster: build envtest demo-program demo-kubectl ## Leave a local control plane and the manager running, for kubectl.
-	@$(DEMO) --dev-cluster
+dev-cluster: build envtest demo-program demo-kubectl registry ## Leave a local control plane, the manager and an image registry running, for kubectl and make publish.
+	@$(DEMO) --dev-cluster --registry $(REGISTRY)
 
 .PHONY: dev-cluster-down
 dev-cluster-down: demo-program ## Stop what `make dev-cluster` started.
@@ -152,13 +186,50 @@ build: manifests generate fmt vet ## Build the manager binary into bin/.
 run: manifests generate fmt vet ## Run the manager on this machine against the cluster of the current kubeconfig.
 	go run ./main.go --metrics-bind-address=0
 
+# An earlier release (one with a folder under releases/) is built from its own sources: the
+# commit named in releases/VERSION/source-commit, extracted from git into RELEASE_DIR, and the
+# bundle it released, staged there with its images under IMAGE_TAG_BASE. The release in the
+# making, VERSION of this Makefile, is built from this tree and bundle/.
+RELEASES := $(sort $(patsubst releases/%/source-commit,%,$(wildcard releases/*/source-commit)))
+ifneq ($(filter $(VERSION),$(RELEASES)),)
+RELEASE_DIR = $(LOCALBIN)/releases/$(VERSION)
+MANAGER_SOURCE = $(RELEASE_DIR)/source
+BUNDLE_CONTEXT = $(RELEASE_DIR)
+else
+MANAGER_SOURCE := $(CURDIR)
+BUNDLE_CONTEXT := $(CURDIR)
+endif
+BUNDLE_DIR = $(BUNDLE_CONTEXT)/bundle
+
+# IMAGE_TOOL_DEPS are what CONTAINER_TOOL needs built first.
+IMAGE_TOOL_DEPS := $(if $(filter imagebuilder,$(CONTAINER_TOOL)),imagebuilder)
+
+.PHONY: release-source
+release-source:
+ifneq ($(RELEASE_DIR),)
+	@rm -rf $(MANAGER_SOURCE) && mkdir -p $(MANAGER_SOURCE)
+	@commit=$$(cat releases/$(VERSION)/source-commit) && \
+		git archive "$$commit" | tar -x -C $(MANAGER_SOURCE) && \
+		git show "$$commit:bundle.Dockerfile" > $(RELEASE_DIR)/bundle.Dockerfile || \
+		{ echo "Release $(VERSION) is built from commit $$commit, which this clone lacks: use a full clone" >&2; exit 1; }
+	@echo "==> Extracted the sources of release $(VERSION) into $(MANAGER_SOURCE)"
+endif
+
 .PHONY: docker-build
-docker-build: ## Build the operator image IMG.
-	$(CONTAINER_TOOL) build -t $(IMG) .
+docker-build: release-source $(IMAGE_TOOL_DEPS) ## Build the operator image IMG of VERSION (imagebuilder: for every PLATFORMS).
+ifeq ($(CONTAINER_TOOL),imagebuilder)
+	$(IMAGEBUILDER) manager --store $(IMAGE_STORE) --context $(MANAGER_SOURCE) --platforms $(PLATFORMS) --tag $(IMG)
+else
+	$(CONTAINER_TOOL) build -t $(IMG) $(MANAGER_SOURCE)
+endif
 
 .PHONY: docker-push
-docker-push: ## Push the operator image IMG.
+docker-push: $(IMAGE_TOOL_DEPS) ## Push the operator image IMG.
+ifeq ($(CONTAINER_TOOL),imagebuilder)
+	$(IMAGEBUILDER) push --store $(IMAGE_STORE) --tag $(IMG)
+else
 	$(CONTAINER_TOOL) push $(IMG)
+endif
 
 ##@ Benchmark
 
@@ -197,43 +268,128 @@ PACKAGE_CATALOG := $(CATALOG_DIR)/$(PACKAGE)
 CREATED_AT = $(shell awk '$$1 == "createdAt:" { print $$2; exit }' $(CSV_BASE))
 
 .PHONY: bundle
-bundle: manifests kustomize operator-sdk ## Generate the OLM bundle in bundle/ for VERSION and IMG, then validate it.
+bundle: manifests kustomize operator-sdk stage-bundle ## Generate the OLM bundle of VERSION running IMG (bundle/, or an earlier release's under bin/releases), then validate it.
+ifneq ($(RELEASE_DIR),)
+	@$(STAGE_BUNDLE) --from releases/$(VERSION) --image $(IMG) --out $(BUNDLE_DIR)
+	@echo "==> Staged the bundle of release $(VERSION), running $(IMG), in $(BUNDLE_DIR)"
+else
 	$(OPERATOR_SDK) generate kustomize manifests -q --interactive=false
 	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMG)
 	$(KUSTOMIZE) build config/manifests | $(OPERATOR_SDK) generate bundle -q --overwrite --version $(VERSION) $(BUNDLE_METADATA_OPTS)
 	sed -e 's|^    createdAt: .*|    createdAt: $(CREATED_AT)|' \
 		-e 's|^    containerImage: .*|    containerImage: $(IMG)|' $(BUNDLE_CSV) > $(BUNDLE_CSV).tmp
 	mv $(BUNDLE_CSV).tmp $(BUNDLE_CSV)
-	$(OPERATOR_SDK) bundle validate ./bundle --select-optional suite=operatorframework
+endif
+	$(OPERATOR_SDK) bundle validate $(BUNDLE_DIR) --select-optional suite=operatorframework
 
 .PHONY: bundle-build
-bundle-build: ## Build the bundle image BUNDLE_IMG.
-	$(CONTAINER_TOOL) build -f bundle.Dockerfile -t $(BUNDLE_IMG) .
+bundle-build: release-source bundle $(IMAGE_TOOL_DEPS) ## Build the bundle image BUNDLE_IMG of VERSION, its CSV running IMG.
+ifeq ($(CONTAINER_TOOL),imagebuilder)
+	$(IMAGEBUILDER) bundle --store $(IMAGE_STORE) --dir $(BUNDLE_DIR) --tag $(BUNDLE_IMG)
+else
+	$(CONTAINER_TOOL) build -f $(BUNDLE_CONTEXT)/bundle.Dockerfile -t $(BUNDLE_IMG) $(BUNDLE_CONTEXT)
+endif
 
 .PHONY: bundle-push
-bundle-push: ## Push the bundle image BUNDLE_IMG.
+bundle-push: $(IMAGE_TOOL_DEPS) ## Push the bundle image BUNDLE_IMG.
+ifeq ($(CONTAINER_TOOL),imagebuilder)
+	$(IMAGEBUILDER) push --store $(IMAGE_STORE) --tag $(BUNDLE_IMG)
+else
 	$(CONTAINER_TOOL) push $(BUNDLE_IMG)
+endif
 
 # OPM_IMAGE serves the catalog image; pinned to the opm that renders and validates the catalog.
 OPM_IMAGE ?= quay.io/operator-framework/opm:$(OPM_VERSION)
 
-# catalog renders bundle/ as the catalog entry of VERSION; the entries of earlier releases
-# are never touched. The entry names the bundle image, as OLM needs to unpack the bundle.
+# catalog renders the bundle of every release, earlier ones staged with their images under
+# IMAGE_TAG_BASE, into the file-based catalog: each entry names its bundle image and carries
+# olm.csv.metadata rather than the bundle's objects (which OpenShift's community catalogs
+# refuse since 4.17; OLM unpacks the bundle image instead). opm migrates only entries that name
+# their image, so each is rendered from its folder, named, then migrated. The graph is the
+# committed channel file, which `make release` extends.
 .PHONY: catalog
-catalog: bundle opm ## Render the bundle of VERSION into the file-based catalog, then validate the catalog.
-	$(OPM) render ./bundle --output yaml \
-		| sed -e 's|^image: ""$$|image: $(BUNDLE_IMG)|' > $(PACKAGE_CATALOG)/$(PACKAGE).v$(VERSION).yaml
+catalog: bundle opm ## Render every release's bundle into the file-based catalog for IMAGE_TAG_BASE, then validate the catalog.
+	@for version in $(RELEASES); do \
+		$(MAKE) --no-print-directory bundle VERSION=$$version IMG=$(IMAGE_TAG_BASE):v$$version >/dev/null || exit 1; \
+	done
+	@for version in $(RELEASES) $(VERSION); do \
+		dir=bundle; [ "$$version" = "$(VERSION)" ] || dir=$(LOCALBIN)/releases/$$version/bundle; \
+		named=$(LOCALBIN)/catalog-render/$$version; rm -rf $$named; mkdir -p $$named; \
+		$(OPM) render $$dir --output yaml \
+			| sed -e "s|^image: \"\"$$|image: $(IMAGE_TAG_BASE)-bundle:v$$version|" > $$named/bundle.yaml || exit 1; \
+		$(OPM) render $$named --migrate-level=bundle-object-to-csv-metadata --output yaml \
+			> $(PACKAGE_CATALOG)/$(PACKAGE).v$$version.yaml || exit 1; \
+		echo "==> Rendered $(PACKAGE).v$$version, bundle image $(IMAGE_TAG_BASE)-bundle:v$$version"; \
+	done
 	$(OPM) validate $(CATALOG_DIR)
 	rm -f $(CATALOG_DIR).Dockerfile
 	$(OPM) generate dockerfile $(CATALOG_DIR) --builder-image $(OPM_IMAGE) --base-image $(OPM_IMAGE)
 
 .PHONY: catalog-build
-catalog-build: ## Build the catalog image CATALOG_IMG.
+catalog-build: catalog $(IMAGE_TOOL_DEPS) $(if $(filter imagebuilder,$(CONTAINER_TOOL)),opm-image) ## Build the catalog image CATALOG_IMG from catalog.Dockerfile.
+ifeq ($(CONTAINER_TOOL),imagebuilder)
+	$(IMAGEBUILDER) catalog --store $(IMAGE_STORE) --configs $(CATALOG_DIR) --base $(OPM_IMAGE) --opm $(OPM) --tag $(CATALOG_IMG)
+else
 	$(CONTAINER_TOOL) build -f $(CATALOG_DIR).Dockerfile -t $(CATALOG_IMG) .
+endif
 
 .PHONY: catalog-push
-catalog-push: ## Push the catalog image CATALOG_IMG.
+catalog-push: $(IMAGE_TOOL_DEPS) ## Push the catalog image CATALOG_IMG.
+ifeq ($(CONTAINER_TOOL),imagebuilder)
+	$(IMAGEBUILDER) push --store $(IMAGE_STORE) --tag $(CATALOG_IMG)
+else
 	$(CONTAINER_TOOL) push $(CATALOG_IMG)
+endif
+
+# opm-image builds, for imagebuilder, the opm base image under the reference that
+# catalog.Dockerfile names, from the pinned opm: so the catalog image is built FROM the same
+# reference whichever CONTAINER_TOOL builds it. Its binaries are static, for linux/amd64.
+.PHONY: opm-image
+opm-image: imagebuilder opm-static grpc-health-probe
+	@$(IMAGEBUILDER) opm --store $(IMAGE_STORE) --opm $(OPM_STATIC) --health-probe $(GRPC_HEALTH_PROBE) --tag $(OPM_IMAGE)
+
+# images builds every image of every release (manager, bundle), then the catalog image;
+# images-push pushes them; publish does both. The catalog names the bundles of every release
+# under IMAGE_TAG_BASE, so all of them are published together.
+.PHONY: images
+images: ## Build the manager and bundle images of every release and the catalog image, all under IMAGE_TAG_BASE.
+	@for version in $(RELEASES) $(VERSION); do \
+		$(MAKE) --no-print-directory docker-build bundle-build VERSION=$$version \
+			IMG=$(IMAGE_TAG_BASE):v$$version BUNDLE_IMG=$(IMAGE_TAG_BASE)-bundle:v$$version || exit 1; \
+	done
+	@$(MAKE) --no-print-directory catalog-build
+
+.PHONY: images-push
+images-push: ## Push what `make images` built.
+	@for version in $(RELEASES) $(VERSION); do \
+		$(MAKE) --no-print-directory docker-push bundle-push VERSION=$$version \
+			IMG=$(IMAGE_TAG_BASE):v$$version BUNDLE_IMG=$(IMAGE_TAG_BASE)-bundle:v$$version || exit 1; \
+	done
+	@$(MAKE) --no-print-directory catalog-push
+
+.PHONY: publish
+publish: images images-push ## Build and push every image a cluster installing the operator pulls, under IMAGE_TAG_BASE.
+
+# OPERATORHUB_DIR receives the community-operators submission of every release.
+OPERATORHUB_DIR ?= $(LOCALBIN)/operatorhub
+
+# operatorhub writes every release in the layout of a community-operators pull request:
+# operators/foo-operator/VERSION/{manifests,metadata} and ci.yaml. Those catalogs are built
+# from the bundles alone (replaces mode), so each CSV carries its entry of the stable
+# channel as spec.replaces and olm.skipRange.
+.PHONY: operatorhub
+operatorhub: stage-bundle ## Write every release in the community-operators layout into OPERATORHUB_DIR.
+	@rm -rf $(OPERATORHUB_DIR) && mkdir -p $(OPERATORHUB_DIR)/operators/$(PACKAGE)
+	@for version in $(RELEASES) $(VERSION); do \
+		from=releases/$$version; [ "$$version" = "$(VERSION)" ] && from=bundle; \
+		out=$(OPERATORHUB_DIR)/operators/$(PACKAGE)/$$version; \
+		$(STAGE_BUNDLE) --from $$from --image $(IMAGE_TAG_BASE):v$$version --out $$out \
+			--channel $(PACKAGE_CATALOG)/channel-stable.yaml || exit 1; \
+		rm -rf $$out/tests; \
+	done
+	@printf '%s\n' '# The upgrade graph comes from each CSV'"'"'s spec.replaces and olm.skipRange.' \
+		'updateGraph: replaces-mode' > $(OPERATORHUB_DIR)/operators/$(PACKAGE)/ci.yaml
+	@echo "==> Wrote releases $(RELEASES) $(VERSION) for community-operators into $(OPERATORHUB_DIR)"
 
 .PHONY: release
 release: opm ## Cut release VERSION: add it to the stable channel after the newest release, then regenerate the bundle and catalog.
@@ -268,7 +424,7 @@ undeploy: kustomize ## Remove the operator from the cluster. Call with ignore-no
 # Every tool is built from a pinned Go module under hack/tools into LOCALBIN, named with its
 # version so that a version bump in a tools go.mod builds the new one.
 LOCALBIN ?= $(CURDIR)/bin
-TOOLS_MODULES := hack/tools hack/tools/kubernetes hack/tools/etcd hack/tools/operator-sdk hack/tools/opm hack/tools/olm
+TOOLS_MODULES := hack/tools hack/tools/kubernetes hack/tools/etcd hack/tools/operator-sdk hack/tools/opm hack/tools/olm hack/tools/registry
 
 # mod-version prints the version at which the go.mod in folder $(1) requires module $(2).
 mod-version = $(shell awk '$$1 == "require" { $$1 = ""; $$0 = $$0 } $$1 == "$(2)" { print $$2; exit }' $(1)/go.mod)
@@ -281,12 +437,21 @@ ETCD_VERSION := $(call mod-version,hack/tools/etcd,go.etcd.io/etcd/server/v3)
 OPERATOR_SDK_VERSION := $(call mod-version,hack/tools/operator-sdk,github.com/operator-framework/operator-sdk)
 OPM_VERSION := $(call mod-version,hack/tools/opm,github.com/operator-framework/operator-registry)
 OLM_VERSION := $(call mod-version,hack/tools/olm,github.com/operator-framework/operator-lifecycle-manager)
+REGISTRY_VERSION := $(call mod-version,hack/tools/registry,github.com/distribution/distribution/v3)
+GRPC_HEALTH_PROBE_VERSION := $(call mod-version,hack/tools/opm,github.com/grpc-ecosystem/grpc-health-probe)
 
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
 OPERATOR_SDK ?= $(LOCALBIN)/operator-sdk-$(OPERATOR_SDK_VERSION)
 OPM ?= $(LOCALBIN)/opm-$(OPM_VERSION)
 CRD_REF_DOCS ?= $(LOCALBIN)/crd-ref-docs-$(CRD_REF_DOCS_VERSION)
+REGISTRY ?= $(LOCALBIN)/registry-$(REGISTRY_VERSION)
+# The binaries of the opm base image: static, for the image's platform.
+OPM_STATIC ?= $(LOCALBIN)/linux-amd64/opm-$(OPM_VERSION)
+GRPC_HEALTH_PROBE ?= $(LOCALBIN)/linux-amd64/grpc_health_probe-$(GRPC_HEALTH_PROBE_VERSION)
+# This project's own build tools, rebuilt when their source changes.
+IMAGEBUILDER ?= $(LOCALBIN)/imagebuilder
+STAGE_BUNDLE ?= $(LOCALBIN)/stage-bundle
 
 # KUBECTL_LOCAL is a kubectl built from Go modules: the tests use it, so that what they
 # check of kubectl's output does not depend on the machine; so does the demo, on machines
@@ -381,6 +546,30 @@ OPM_FLAGS := -tags json1,containers_image_openpgp -ldflags "-s -w -X $(OPM_PKG)/
 opm: $(OPM) ## Build opm.
 $(OPM):
 	$(call go-build-tool,$@,hack/tools/opm,$(OPM_PKG)/cmd/opm,$(OPM_FLAGS))
+# Without cgo, opm has no SQLite: `opm serve` of a file-based catalog, all the image does,
+# needs none.
+.PHONY: opm-static grpc-health-probe
+opm-static: $(OPM_STATIC)
+grpc-health-probe: $(GRPC_HEALTH_PROBE)
+$(OPM_STATIC):
+	$(call go-build-tool,$@,hack/tools/opm,$(OPM_PKG)/cmd/opm,$(OPM_FLAGS),CGO_ENABLED=0 GOOS=linux GOARCH=amd64)
+$(GRPC_HEALTH_PROBE):
+	$(call go-build-tool,$@,hack/tools/opm,github.com/grpc-ecosystem/grpc-health-probe,-ldflags "-s -w",CGO_ENABLED=0 GOOS=linux GOARCH=amd64)
+
+.PHONY: registry
+registry: $(REGISTRY) ## Build the container registry (distribution) the image tests and the dev cluster run.
+$(REGISTRY):
+	$(call go-build-tool,$@,hack/tools/registry,github.com/distribution/distribution/v3/cmd/registry,-ldflags "-s -w -X github.com/distribution/distribution/v3/version.version=$(REGISTRY_VERSION)")
+
+.PHONY: imagebuilder
+imagebuilder: $(IMAGEBUILDER) ## Build imagebuilder, which builds the images without a container engine.
+$(IMAGEBUILDER): $(wildcard hack/imagebuilder/*.go) go.mod go.sum
+	@go build -o $@ ./hack/imagebuilder
+
+.PHONY: stage-bundle
+stage-bundle: $(STAGE_BUNDLE)
+$(STAGE_BUNDLE): $(wildcard hack/stage-bundle/*.go) go.mod go.sum
+	@go build -o $@ ./hack/stage-bundle
 
 # catalog-server serves a file-based catalog over gRPC on a loopback address for the
 # end-to-end tests (opm serve listens on every interface). It is built on the operator-registry

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Cuts a release of the operator: appends VERSION to the stable channel of the file-based
-# catalog, replacing the newest release and skipping every earlier one, and makes VERSION the
-# version that `make bundle` and `make catalog` build. Entries of earlier releases are left
-# exactly as they are. `make release VERSION=x.y.z` runs this, then renders the catalog entry.
+# Cuts a release of the operator: freezes the release built so far (bundle/ and the commit
+# its manager is built from) under releases/, appends VERSION to the stable channel of the
+# file-based catalog, replacing the newest release and skipping every earlier one, and makes
+# VERSION the version that `make bundle` and `make catalog` build. Frozen releases are never
+# edited again; their images are rebuilt from them for any IMAGE_TAG_BASE. `make release
+# VERSION=x.y.z` runs this, then renders the catalog.
 set -euo pipefail
 
 version=${1:?usage: release.sh VERSION PACKAGE_CATALOG_DIR CSV_BASE}
@@ -25,6 +27,20 @@ oldest=$(head -n 1 <<<"$released")
 if [[ -n $newest ]]; then
   highest=$(printf '%s\n%s\n' "$newest" "$version" | sort -V | tail -n 1)
   [[ $highest == "$version" ]] || fail "VERSION $version is lower than the newest release $newest"
+fi
+
+if [[ -n $newest ]]; then
+  # The manager of the frozen release is built from the commit that is checked out now, so
+  # its sources must be committed as they are.
+  if [[ -n $(git status --porcelain -- main.go api controllers go.mod go.sum Dockerfile bundle bundle.Dockerfile) ]]; then
+    fail "commit the sources of $newest first: its manager is built from the commit checked out"
+  fi
+  frozen=releases/$newest
+  [[ ! -e $frozen ]] || fail "$frozen exists already"
+  echo "==> Freezing release $newest (bundle/ and commit $(git rev-parse --short HEAD)) into $frozen"
+  mkdir -p "$frozen"
+  cp -R bundle/manifests bundle/metadata bundle/tests "$frozen/"
+  git rev-parse HEAD >"$frozen/source-commit"
 fi
 
 echo "==> Adding $package.v$version to the stable channel${newest:+, replacing $newest}"

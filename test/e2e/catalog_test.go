@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -79,7 +80,13 @@ func loadCommittedCatalog() (*testCatalog, error) {
 					}
 				}
 			case "olm.bundle":
-				catalog.bundles[object["name"].(string)] = object
+				// The committed catalog carries olm.csv.metadata and names bundle images,
+				// which OLM would unpack; these tests serve each bundle with its objects
+				// embedded instead, rendered from the release's bundle folder.
+				name := object["name"].(string)
+				if catalog.bundles[name], err = renderWithObjects(strings.TrimPrefix(name, packageName+".v")); err != nil {
+					return nil, err
+				}
 			}
 		}
 	}
@@ -87,6 +94,28 @@ func loadCommittedCatalog() (*testCatalog, error) {
 		return nil, fmt.Errorf("%s has no package %s with a %s channel", committedCatalog, packageName, channelName)
 	}
 	return catalog, nil
+}
+
+// renderWithObjects renders the bundle of release version with opm, its manifests embedded
+// as olm.bundle.object: from releases/VERSION for an earlier release, else from bundle/.
+func renderWithObjects(version string) (fbcObject, error) {
+	opm := os.Getenv("OPM")
+	if opm == "" {
+		return nil, errors.New("OPM must name the opm binary: run the tests with `make test-e2e`")
+	}
+	dir := filepath.Join(committedCatalog, "..", "releases", version)
+	if _, err := os.Stat(dir); err != nil {
+		dir = filepath.Join(committedCatalog, "..", "bundle")
+	}
+	output, err := exec.Command(opm, "render", dir, "--output", "json").Output()
+	if err != nil {
+		return nil, fmt.Errorf("opm render %s: %w", dir, err)
+	}
+	var bundle fbcObject
+	if err := json.Unmarshal(output, &bundle); err != nil {
+		return nil, fmt.Errorf("reading what opm rendered of %s: %w", dir, err)
+	}
+	return bundle, nil
 }
 
 func readFBCFile(path string) ([]fbcObject, error) {

@@ -5,6 +5,7 @@ module github.com/example/foo-operator/hack/tools/opm
 go 1.26.3
 
 require (
+	github.com/grpc-ecosystem/grpc-health-probe v0.4.53
 	github.com/operator-framework/operator-registry v1.73.0
 	github.com/sirupsen/logrus v1.9.4
 	google.golang.org/grpc v1.82.1
@@ -128,6 +129,7 @@ require (
 	github.com/smallstep/pkcs7 v0.2.1 // indirect
 	github.com/spf13/cobra v1.10.2 // indirect
 	github.com/spf13/pflag v1.0.10 // indirect
+	github.com/spiffe/go-spiffe/v2 v2.8.1 // indirect
 	github.com/stefanberger/go-pkcs11uri v0.0.0-20230803200340-78284954bff6 // indirect
 	github.com/stretchr/testify v1.11.1 // indirect
 	github.com/tidwall/btree v1.8.1 // indirect
