@@ -32,6 +32,8 @@ import (
 
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/example/foo-operator/test/localcluster"
 )
 
 // localCluster is a kube-apiserver and etcd on 127.0.0.1 with the Foo CRD installed, and
@@ -43,8 +45,9 @@ type localCluster struct {
 	metricsURL string
 	kubectl    kubectl
 
-	env     *envtest.Environment
-	manager *exec.Cmd
+	env      *envtest.Environment
+	registry *localcluster.Registry
+	manager  *exec.Cmd
 	// managerExited is closed once the manager process has been reaped.
 	managerExited chan struct{}
 }
@@ -56,7 +59,13 @@ type clusterOptions struct {
 	managerPath  string
 	kubectlPath  string
 	managerFlags []string
+	// registryPath is distribution's registry binary; empty runs no registry.
+	registryPath string
 }
+
+// registryDir keeps the registry's images and CA beside the cluster's scratch folder, so
+// that they outlive a restart of the dev cluster and clients keep trusting it.
+func registryDir(dir string) string { return filepath.Join(filepath.Dir(dir), "registry") }
 
 // startCluster brings up the control plane, installs the CRD and starts the manager, one
 // phase per progress line. On error, whatever it started is already stopped again.
@@ -73,6 +82,20 @@ func startCluster(ctx context.Context, opts clusterOptions, out *progress) (_ *l
 			c.stop(io.Discard)
 		}
 	}()
+
+	if opts.registryPath != "" {
+		err = out.phase("Starting the image registry", func() (string, error) {
+			var err error
+			c.registry, err = localcluster.StartRegistry(ctx, localcluster.RegistryOptions{Binary: opts.registryPath, Dir: registryDir(opts.dir)})
+			if err != nil {
+				return "", err
+			}
+			return "at https://" + c.registry.Host + ", images in " + relative(registryDir(opts.dir)), nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
 
 	err = out.phase("Starting kube-apiserver and etcd", func() (string, error) {
 		// Explicit folders keep etcd's data and the apiserver's certificates in the
@@ -203,6 +226,11 @@ func (c *localCluster) stop(w io.Writer) {
 	if c.env != nil {
 		_ = out.phase("Stopping kube-apiserver and etcd", func() (string, error) {
 			return "", c.env.Stop()
+		})
+	}
+	if c.registry != nil {
+		_ = out.phase("Stopping the image registry", func() (string, error) {
+			return "its images stay in " + relative(registryDir(c.dir)), c.registry.Stop()
 		})
 	}
 	for _, path := range []string{"etcd", "pki", "kube-cache", "kubeconfig"} {

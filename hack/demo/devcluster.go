@@ -30,6 +30,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/example/foo-operator/test/localcluster"
 )
 
 // The dev cluster runs in a background process of its own. The process that starts it
@@ -47,7 +49,7 @@ func pidFile(dir string) string { return filepath.Join(dir, "pid") }
 func startDevCluster(ctx context.Context, opts clusterOptions) error {
 	if pid, running := devClusterPID(opts.dir); running {
 		fmt.Printf("A dev cluster is already running (pid %d); `make dev-cluster-down dev-cluster` restarts it with a new build.\n", pid)
-		printDevClusterUsage(os.Stdout, opts, "")
+		printDevClusterUsage(os.Stdout, opts, "", nil)
 		return nil
 	}
 	if err := os.RemoveAll(opts.dir); err != nil {
@@ -73,7 +75,8 @@ func startDevCluster(ctx context.Context, opts clusterOptions) error {
 		return err
 	}
 	cmd := exec.Command(self, "--serve-dev-cluster", "--dir", filepath.Dir(opts.dir),
-		"--assets", opts.assets, "--manager", opts.managerPath, "--kubectl", opts.kubectlPath)
+		"--assets", opts.assets, "--manager", opts.managerPath, "--kubectl", opts.kubectlPath,
+		"--registry", opts.registryPath)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.ExtraFiles = []*os.File{statusWriter}
 	closeInheritedFilesOnExec()
@@ -127,7 +130,7 @@ func serveDevCluster(ctx context.Context, opts clusterOptions) error {
 		_, _ = fmt.Fprintf(status, "Error: %v\n", err)
 		return err
 	}
-	printDevClusterUsage(status, opts, cluster.metricsURL)
+	printDevClusterUsage(status, opts, cluster.metricsURL, cluster.registry)
 	_, _ = fmt.Fprintln(status, readyLine)
 	_ = status.Close()
 
@@ -151,7 +154,7 @@ func closeInheritedFilesOnExec() {
 	}
 }
 
-func printDevClusterUsage(w io.Writer, opts clusterOptions, metricsURL string) {
+func printDevClusterUsage(w io.Writer, opts clusterOptions, metricsURL string, registry *localcluster.Registry) {
 	_, _ = fmt.Fprintf(w, "\nThe control plane and the manager keep running in the background. In another shell:\n\n")
 	_, _ = fmt.Fprintf(w, "  export KUBECONFIG=%s\n", filepath.Join(opts.dir, "kubeconfig"))
 	if onPath, err := exec.LookPath("kubectl"); err != nil || !sameFile(onPath, opts.kubectlPath) {
@@ -163,6 +166,15 @@ func printDevClusterUsage(w io.Writer, opts clusterOptions, metricsURL string) {
 	_, _ = fmt.Fprintf(w, "The manager's log is %s.\n", relative(filepath.Join(opts.dir, "manager.log")))
 	if metricsURL != "" {
 		_, _ = fmt.Fprintf(w, "Its metrics: curl -s %s | grep ^foo_operator_\n", metricsURL)
+	}
+	if registry != nil {
+		_, _ = fmt.Fprintf(w, "\nThe image registry is https://%s; nothing on this machine trusts its CA (%s) but what is told to.\n",
+			registry.Host, relative(registry.CAFile))
+		_, _ = fmt.Fprintf(w, "Publish every image of every release there with:\n\n")
+		_, _ = fmt.Fprintf(w, "  make publish CONTAINER_TOOL=imagebuilder IMAGE_TAG_BASE=%s/foo-operator SSL_CERT_FILE=%s\n\n",
+			registry.Host, relative(registry.TrustBundle))
+		// A file, for scripts: the registry's port is picked when it starts.
+		_ = os.WriteFile(filepath.Join(opts.dir, "registry-host"), []byte(registry.Host+"\n"), 0o644)
 	}
 	_, _ = fmt.Fprintln(w, "Stop everything with: make dev-cluster-down")
 }

@@ -50,6 +50,7 @@ func main() {
 	flag.StringVar(&opts.assets, "assets", os.Getenv("KUBEBUILDER_ASSETS"), "Folder holding the kube-apiserver and etcd binaries.")
 	flag.StringVar(&opts.managerPath, "manager", "bin/manager", "The manager binary to run.")
 	flag.StringVar(&opts.kubectlPath, "kubectl", "kubectl", "The kubectl binary to run.")
+	flag.StringVar(&opts.registryPath, "registry", "", "distribution's registry binary: the dev cluster runs an image registry beside it.")
 	flag.StringVar(&scratch, "dir", ".demo", "Scratch folder for the control plane's data, kubeconfigs and logs.")
 	flag.BoolVar(&devCluster, "dev-cluster", false, "Leave the control plane and the manager running in the background.")
 	flag.BoolVar(&devClusterDown, "dev-cluster-down", false, "Stop what --dev-cluster started.")
