@@ -36,6 +36,31 @@ var distrolessEnv = []string{
 	"SSL_CERT_FILE=" + caBundle,
 }
 
+// imageOnBase returns an image of files on the distroless-like base filesystem, with
+// distroless's environment and the configuration change makes.
+func imageOnBase(platform v1.Platform, files []file, change func(*v1.Config)) (v1.Image, error) {
+	base, err := baseFiles()
+	if err != nil {
+		return nil, err
+	}
+	baseLayer, err := layer(base)
+	if err != nil {
+		return nil, err
+	}
+	filesLayer, err := layer(files)
+	if err != nil {
+		return nil, err
+	}
+	image, err := newImage(platform, baseLayer, filesLayer)
+	if err != nil {
+		return nil, err
+	}
+	return configure(image, func(config *v1.Config) {
+		config.Env = distrolessEnv
+		change(config)
+	})
+}
+
 // phase prints one line when a step of a build is done, with its time.
 func phase(what string, start time.Time) {
 	fmt.Printf("==> %s in %.1fs\n", what, time.Since(start).Seconds())
@@ -50,14 +75,6 @@ func buildManager(args []string) error {
 	platforms := flags.String("platforms", "linux/amd64,linux/arm64", "The platforms to build for, comma-separated.")
 	_ = flags.Parse(args)
 	if err := common.check(); err != nil {
-		return err
-	}
-	base, err := baseFiles()
-	if err != nil {
-		return err
-	}
-	baseLayer, err := layer(base)
-	if err != nil {
 		return err
 	}
 	binDir, err := os.MkdirTemp("", "imagebuilder-")
@@ -86,16 +103,7 @@ func buildManager(args []string) error {
 		if err != nil {
 			return err
 		}
-		binaryLayer, err := layer([]file{{path: "/manager", mode: 0o755, data: data}})
-		if err != nil {
-			return err
-		}
-		image, err := newImage(platform, baseLayer, binaryLayer)
-		if err != nil {
-			return err
-		}
-		image, err = configure(image, func(config *v1.Config) {
-			config.Env = distrolessEnv
+		image, err := imageOnBase(platform, []file{{path: "/manager", mode: 0o755, data: data}}, func(config *v1.Config) {
 			config.User = fmt.Sprintf("%d:%d", nonroot, nonroot)
 			config.WorkingDir = "/"
 			config.Entrypoint = []string{"/manager"}
@@ -193,14 +201,6 @@ func buildOpm(args []string) error {
 	if err != nil {
 		return err
 	}
-	base, err := baseFiles()
-	if err != nil {
-		return err
-	}
-	baseLayer, err := layer(base)
-	if err != nil {
-		return err
-	}
 	binaries := []file{{path: "/bin", mode: 0o755, dir: true}}
 	for target, src := range map[string]string{"/bin/opm": *opm, "/bin/grpc_health_probe": *probe} {
 		data, err := os.ReadFile(src)
@@ -209,16 +209,7 @@ func buildOpm(args []string) error {
 		}
 		binaries = append(binaries, file{path: target, mode: 0o755, data: data})
 	}
-	binaryLayer, err := layer(binaries)
-	if err != nil {
-		return err
-	}
-	image, err := newImage(platform, baseLayer, binaryLayer)
-	if err != nil {
-		return err
-	}
-	image, err = configure(image, func(config *v1.Config) {
-		config.Env = distrolessEnv
+	image, err := imageOnBase(platform, binaries, func(config *v1.Config) {
 		config.Entrypoint = []string{"/bin/opm"}
 	})
 	if err != nil {
