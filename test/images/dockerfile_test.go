@@ -65,7 +65,14 @@ func parseDockerfile(path string) (*dockerfileStage, error) {
 		rest = strings.TrimSpace(rest)
 		switch strings.ToUpper(keyword) {
 		case "FROM":
-			stage = &dockerfileStage{from: strings.Fields(rest)[0], labels: map[string]string{}, copies: map[string]string{}}
+			image := ""
+			for _, field := range strings.Fields(rest) {
+				if !strings.HasPrefix(field, "--") { // --platform=...
+					image = field
+					break
+				}
+			}
+			stage = &dockerfileStage{from: image, labels: map[string]string{}, copies: map[string]string{}}
 		case "ARG", "RUN":
 			// Build-time only: they leave nothing in the final image's configuration.
 		case "LABEL":
