@@ -182,7 +182,9 @@ func buildBundle(args []string) error {
 }
 
 // buildOpm builds the base image that catalog.Dockerfile names, as operator-registry
-// ships it: /bin/opm and /bin/grpc_health_probe, with opm as the entrypoint.
+// ships it: /bin/opm and /bin/grpc_health_probe, with opm as the entrypoint, run as user
+// 1001. (Upstream's base, distroless/static:debug, also has a busybox shell; this one has
+// none.)
 func buildOpm(args []string) error {
 	var common commonFlags
 	flags := newFlagSet("opm", &common)
@@ -210,6 +212,8 @@ func buildOpm(args []string) error {
 		binaries = append(binaries, file{path: target, mode: 0o755, data: data})
 	}
 	image, err := imageOnBase(platform, binaries, func(config *v1.Config) {
+		// operator-registry's own image runs as 1001 too.
+		config.User = "1001"
 		config.Entrypoint = []string{"/bin/opm"}
 	})
 	if err != nil {
