@@ -15,8 +15,7 @@ COPY controllers/ controllers/
 
 # GOARCH has no default, so that the image is built for the platform of the build
 # (docker buildx sets TARGETARCH for each platform it builds).
-# -trimpath keeps the build machine's paths out of the binary, as imagebuilder builds it too.
-RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} go build -trimpath -o manager main.go
+RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} go build -o manager main.go
 
 # distroless keeps the image to the binary and CA certificates: no shell, no package manager.
 FROM gcr.io/distroless/static:nonroot

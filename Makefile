@@ -180,7 +180,7 @@ demo-kubectl:
 
 .PHONY: build
 build: manifests generate fmt vet ## Build the manager binary into bin/.
-	go build -o $(LOCALBIN)/manager main.go
+	CGO_ENABLED=0 go build -o $(LOCALBIN)/manager main.go
 
 .PHONY: run
 run: manifests generate fmt vet ## Run the manager on this machine against the cluster of the current kubeconfig.
@@ -351,10 +351,12 @@ endif
 
 # opm-image builds, for imagebuilder, the opm base image under the reference that
 # catalog.Dockerfile names, from the pinned opm: so the catalog image is built FROM the same
-# reference whichever CONTAINER_TOOL builds it. Its binaries are static, for linux/amd64.
+# reference whichever CONTAINER_TOOL builds it. Its binaries are static, for this machine's
+# architecture.
 .PHONY: opm-image
 opm-image: imagebuilder opm-static grpc-health-probe
-	@$(IMAGEBUILDER) opm --store $(IMAGE_STORE) --opm $(OPM_STATIC) --health-probe $(GRPC_HEALTH_PROBE) --tag $(OPM_IMAGE)
+	@$(IMAGEBUILDER) opm --store $(IMAGE_STORE) --opm $(OPM_STATIC) --health-probe $(GRPC_HEALTH_PROBE) \
+		--platform $(OPM_IMAGE_PLATFORM) --tag $(OPM_IMAGE)
 
 # images builds every image of every release (manager, bundle), then the catalog image;
 # images-push pushes them; publish does both. The catalog names the bundles of every release
@@ -455,8 +457,11 @@ OPM ?= $(LOCALBIN)/opm-$(OPM_VERSION)
 CRD_REF_DOCS ?= $(LOCALBIN)/crd-ref-docs-$(CRD_REF_DOCS_VERSION)
 REGISTRY ?= $(LOCALBIN)/registry-$(REGISTRY_VERSION)
 # The binaries of the opm base image: static, for the image's platform.
-OPM_STATIC ?= $(LOCALBIN)/linux-amd64/opm-$(OPM_VERSION)
-GRPC_HEALTH_PROBE ?= $(LOCALBIN)/linux-amd64/grpc_health_probe-$(GRPC_HEALTH_PROBE_VERSION)
+# opm is built without cgo (none of what this project runs needs its SQLite), so on Linux the
+# opm of this machine is static and serves as the image's; elsewhere one is cross-compiled.
+OPM_IMAGE_PLATFORM := linux/$(GOARCH)
+OPM_STATIC ?= $(if $(filter linux,$(GOOS)),$(OPM),$(LOCALBIN)/linux-$(GOARCH)/opm-$(OPM_VERSION))
+GRPC_HEALTH_PROBE ?= $(LOCALBIN)/linux-$(GOARCH)/grpc_health_probe-$(GRPC_HEALTH_PROBE_VERSION)
 # This project's own build tools, rebuilt when their source changes.
 IMAGEBUILDER ?= $(LOCALBIN)/imagebuilder
 STAGE_BUNDLE ?= $(LOCALBIN)/stage-bundle
@@ -552,17 +557,19 @@ OPM_FLAGS := -tags json1,containers_image_openpgp -ldflags "-s -w -X $(OPM_PKG)/
 
 .PHONY: opm
 opm: $(OPM) ## Build opm.
+# Without cgo, opm has no SQLite: rendering, validating and serving file-based catalogs, all
+# that this project and the opm image do, need none.
 $(OPM):
-	$(call go-build-tool,$@,hack/tools/opm,$(OPM_PKG)/cmd/opm,$(OPM_FLAGS))
-# Without cgo, opm has no SQLite: `opm serve` of a file-based catalog, all the image does,
-# needs none.
+	$(call go-build-tool,$@,hack/tools/opm,$(OPM_PKG)/cmd/opm,$(OPM_FLAGS),CGO_ENABLED=0)
 .PHONY: opm-static grpc-health-probe
 opm-static: $(OPM_STATIC)
 grpc-health-probe: $(GRPC_HEALTH_PROBE)
+ifneq ($(OPM_STATIC),$(OPM))
 $(OPM_STATIC):
-	$(call go-build-tool,$@,hack/tools/opm,$(OPM_PKG)/cmd/opm,$(OPM_FLAGS),CGO_ENABLED=0 GOOS=linux GOARCH=amd64)
+	$(call go-build-tool,$@,hack/tools/opm,$(OPM_PKG)/cmd/opm,$(OPM_FLAGS),CGO_ENABLED=0 GOOS=linux GOARCH=$(GOARCH))
+endif
 $(GRPC_HEALTH_PROBE):
-	$(call go-build-tool,$@,hack/tools/opm,github.com/grpc-ecosystem/grpc-health-probe,-ldflags "-s -w",CGO_ENABLED=0 GOOS=linux GOARCH=amd64)
+	$(call go-build-tool,$@,hack/tools/opm,github.com/grpc-ecosystem/grpc-health-probe,-ldflags "-s -w",CGO_ENABLED=0 GOOS=linux GOARCH=$(GOARCH))
 
 .PHONY: registry
 registry: $(REGISTRY) ## Build the container registry (distribution) the image tests and the dev cluster run.

@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	"debug/elf"
 	"fmt"
 	"os"
 	"os/exec"
@@ -34,6 +35,22 @@ import (
 var distrolessEnv = []string{
 	"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
 	"SSL_CERT_FILE=" + caBundle,
+}
+
+// requireStatic fails unless path is a statically linked ELF binary: the image has no
+// dynamic loader or C library, so anything else would fail to start in a container.
+func requireStatic(path string) error {
+	binary, err := elf.Open(path)
+	if err != nil {
+		return fmt.Errorf("%s is not an ELF binary: %w", path, err)
+	}
+	defer func() { _ = binary.Close() }()
+	for _, program := range binary.Progs {
+		if program.Type == elf.PT_INTERP {
+			return fmt.Errorf("%s is dynamically linked; the image needs it built with CGO_ENABLED=0", path)
+		}
+	}
+	return nil
 }
 
 // imageOnBase returns an image of files on the distroless-like base filesystem, with
@@ -91,8 +108,9 @@ func buildManager(args []string) error {
 		}
 		start := time.Now()
 		binary := filepath.Join(binDir, "manager-"+platform.OS+"-"+platform.Architecture)
-		// The build command of Dockerfile, with the platform Go cross-compiles for.
-		build := exec.Command("go", "build", "-trimpath", "-o", binary, "main.go")
+		// The build command of Dockerfile, with the platform Go cross-compiles for. For this
+		// machine's platform it shares the build cache with `make build`.
+		build := exec.Command("go", "build", "-o", binary, "main.go")
 		build.Dir = *context
 		build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+platform.OS, "GOARCH="+platform.Architecture, "GOARM=")
 		build.Stdout, build.Stderr = os.Stdout, os.Stderr
@@ -205,6 +223,9 @@ func buildOpm(args []string) error {
 	}
 	binaries := []file{{path: "/bin", mode: 0o755, dir: true}}
 	for target, src := range map[string]string{"/bin/opm": *opm, "/bin/grpc_health_probe": *probe} {
+		if err := requireStatic(src); err != nil {
+			return err
+		}
 		data, err := os.ReadFile(src)
 		if err != nil {
 			return err
