@@ -75,7 +75,8 @@ tidy: ## Tidy go.mod of the operator and of every tools module.
 	@for dir in $(TOOLS_MODULES); do (cd $$dir && go mod tidy); done
 
 # TEST_ENV is what the tests need to find: the control plane, kustomize to render config/,
-# the kubectl whose output they check, and opm to validate the catalog.
+# the kubectl whose output they check, opm to validate the catalog, operator-sdk to validate
+# the OperatorHub submission, and the registry the local-cluster library runs.
 TEST_ENV = KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" KUSTOMIZE="$(KUSTOMIZE)" TEST_ASSET_KUBECTL="$(KUBECTL_LOCAL)" OPM="$(OPM)" OPERATOR_SDK="$(OPERATOR_SDK)" REGISTRY="$(REGISTRY)"
 
 .PHONY: test
