@@ -1,9 +1,14 @@
 //go:build tools
 
-// Package tools pins OLM's olm and catalog operators.
+// Package tools pins OLM: its olm, catalog and package-server operators and the cpb and
+// copy-content utilities its bundle unpack Jobs and registry pods run, which make up the
+// OLM image the end-to-end tests install.
 package tools
 
 import (
 	_ "github.com/operator-framework/operator-lifecycle-manager/cmd/catalog"
+	_ "github.com/operator-framework/operator-lifecycle-manager/cmd/copy-content"
 	_ "github.com/operator-framework/operator-lifecycle-manager/cmd/olm"
+	_ "github.com/operator-framework/operator-lifecycle-manager/cmd/package-server"
+	_ "github.com/operator-framework/operator-lifecycle-manager/util/cpb"
 )
