@@ -22,6 +22,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -34,6 +36,12 @@ import (
 // distrolessEnv is the environment distroless/static sets, which Dockerfile inherits.
 var distrolessEnv = []string{
 	"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+	"SSL_CERT_FILE=" + caBundle,
+}
+
+// debugEnv is the environment of distroless/static:debug, whose busybox is in /busybox.
+var debugEnv = []string{
+	"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/busybox",
 	"SSL_CERT_FILE=" + caBundle,
 }
 
@@ -51,6 +59,15 @@ func requireStatic(path string) error {
 		}
 	}
 	return nil
+}
+
+// goBuildStatic builds package pkg of the module in dir into a static binary for platform.
+func goBuildStatic(dir, pkg, output string, platform v1.Platform) error {
+	build := exec.Command("go", "build", "-o", output, pkg)
+	build.Dir = dir
+	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+platform.OS, "GOARCH="+platform.Architecture, "GOARM=")
+	build.Stdout, build.Stderr = os.Stdout, os.Stderr
+	return build.Run()
 }
 
 // imageOnBase returns an image of files on the distroless-like base filesystem, with
@@ -110,11 +127,7 @@ func buildManager(args []string) error {
 		binary := filepath.Join(binDir, "manager-"+platform.OS+"-"+platform.Architecture)
 		// The build command of Dockerfile, with the platform Go cross-compiles for. For this
 		// machine's platform it shares the build cache with `make build`.
-		build := exec.Command("go", "build", "-o", binary, "main.go")
-		build.Dir = *context
-		build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+platform.OS, "GOARCH="+platform.Architecture, "GOARM=")
-		build.Stdout, build.Stderr = os.Stdout, os.Stderr
-		if err := build.Run(); err != nil {
+		if err := goBuildStatic(*context, "main.go", binary, platform); err != nil {
 			return fmt.Errorf("building the manager for %s in %s: %w", value, *context, err)
 		}
 		data, err := os.ReadFile(binary)
@@ -201,38 +214,33 @@ func buildBundle(args []string) error {
 
 // buildOpm builds the base image that catalog.Dockerfile names, as operator-registry
 // ships it: /bin/opm and /bin/grpc_health_probe, with opm as the entrypoint, run as user
-// 1001. (Upstream's base, distroless/static:debug, also has a busybox shell; this one has
-// none.)
+// 1001, on distroless/static:debug, whose busybox shell in /busybox tools such as
+// `operator-sdk run bundle` rely on (its registry pod runs `sh -c "opm serve ..."` in a
+// catalog image).
 func buildOpm(args []string) error {
 	var common commonFlags
 	flags := newFlagSet("opm", &common)
 	opm := flags.String("opm", "", "opm, built static for the image's platform.")
 	probe := flags.String("health-probe", "", "grpc_health_probe, built static for the image's platform.")
+	busybox := flags.String("busybox", "", "A static busybox for /busybox, built for the image's platform (Debian's busybox-static).")
 	platformFlag := flags.String("platform", "linux/amd64", "The platform the binaries are built for.")
 	_ = flags.Parse(args)
 	if err := common.check(); err != nil {
 		return err
 	}
-	if *opm == "" || *probe == "" {
-		return fmt.Errorf("--opm and --health-probe are required")
+	if *opm == "" || *probe == "" || *busybox == "" {
+		return fmt.Errorf("--opm, --health-probe and --busybox are required")
 	}
 	start := time.Now()
 	platform, err := parsePlatform(*platformFlag)
 	if err != nil {
 		return err
 	}
-	binaries := []file{{path: "/bin", mode: 0o755, dir: true}}
-	for target, src := range map[string]string{"/bin/opm": *opm, "/bin/grpc_health_probe": *probe} {
-		if err := requireStatic(src); err != nil {
-			return err
-		}
-		data, err := os.ReadFile(src)
-		if err != nil {
-			return err
-		}
-		binaries = append(binaries, file{path: target, mode: 0o755, data: data})
+	binaries, err := staticFiles(map[string]string{"/bin/opm": *opm, "/bin/grpc_health_probe": *probe})
+	if err != nil {
+		return err
 	}
-	image, err := imageOnBase(platform, binaries, func(config *v1.Config) {
+	image, err := debugImage(platform, *busybox, binaries, func(config *v1.Config) {
 		// operator-registry's own image runs as 1001 too.
 		config.User = "1001"
 		config.Entrypoint = []string{"/bin/opm"}
@@ -245,6 +253,52 @@ func buildOpm(args []string) error {
 	}
 	phase("Built "+common.tag, start)
 	return nil
+}
+
+// staticFiles reads static binaries into the files of an image, by their path in it.
+func staticFiles(binaries map[string]string) ([]file, error) {
+	files := []file{{path: "/bin", mode: 0o755, dir: true}}
+	for target, src := range binaries {
+		if err := requireStatic(src); err != nil {
+			return nil, err
+		}
+		data, err := os.ReadFile(src)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, file{path: target, mode: 0o755, data: data})
+	}
+	return files, nil
+}
+
+// debugImage returns an image of files on the distroless-like base with busybox in
+// /busybox, as distroless/static:debug is.
+func debugImage(platform v1.Platform, busybox string, files []file, change func(*v1.Config)) (v1.Image, error) {
+	shell, err := busyboxFiles(busybox, "/busybox")
+	if err != nil {
+		return nil, err
+	}
+	return imageOnBase(platform, append(shell, files...), func(config *v1.Config) {
+		config.Env = debugEnv
+		change(config)
+	})
+}
+
+// imageUser is the numeric user an image runs as (0 for root or none).
+func imageUser(image v1.Image) (int, error) {
+	configFile, err := image.ConfigFile()
+	if err != nil {
+		return 0, err
+	}
+	user, _, _ := strings.Cut(configFile.Config.User, ":")
+	if user == "" || user == "root" {
+		return 0, nil
+	}
+	uid, err := strconv.Atoi(user)
+	if err != nil {
+		return 0, fmt.Errorf("the base image runs as user %q, which is not numeric", configFile.Config.User)
+	}
+	return uid, nil
 }
 
 // configsLabel tells OLM where in a catalog image its file-based catalog is.
@@ -287,6 +341,15 @@ func buildCatalog(args []string) error {
 	cache, err := treeFiles(cacheDir, "/tmp/cache")
 	if err != nil {
 		return err
+	}
+	// The builder stage's RUN writes the cache as the base image's user, and COPY --from
+	// keeps its owner: opm serve, run as that user, locks and may rebuild the cache in place.
+	owner, err := imageUser(baseImage)
+	if err != nil {
+		return err
+	}
+	for i := range cache {
+		cache[i].uid = owner
 	}
 	content, err := layer(append(files, cache...))
 	if err != nil {

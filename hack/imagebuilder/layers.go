@@ -47,6 +47,8 @@ type file struct {
 	uid, gid int
 	data     []byte
 	dir      bool
+	// link, when set, makes the entry a symbolic link to it.
+	link string
 }
 
 // layer builds an uncompressed tar of files, in path order, and wraps it as an OCI layer.
@@ -66,17 +68,22 @@ func layer(files []file) (v1.Layer, error) {
 		if f.mode&fs.ModeSticky != 0 {
 			header.Mode |= 0o1000
 		}
-		if f.dir {
+		switch {
+		case f.dir:
 			header.Typeflag = tar.TypeDir
 			header.Name += "/"
-		} else {
+		case f.link != "":
+			header.Typeflag = tar.TypeSymlink
+			header.Linkname = f.link
+			header.Mode = 0o777
+		default:
 			header.Typeflag = tar.TypeReg
 			header.Size = int64(len(f.data))
 		}
 		if err := tw.WriteHeader(header); err != nil {
 			return nil, err
 		}
-		if !f.dir {
+		if header.Typeflag == tar.TypeReg {
 			if _, err := tw.Write(f.data); err != nil {
 				return nil, err
 			}

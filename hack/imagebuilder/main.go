@@ -41,6 +41,9 @@ Commands:
   bundle    build an OLM bundle image from a bundle folder
   opm       build the opm base image that serves file-based catalogs
   catalog   build a file-based catalog image on the opm base image
+  node      build the images the local cluster's node pulls: pause, coredns, busybox, httpget
+  olm       build OLM's image from its static binaries
+  scorecard-test  build operator-sdk's scorecard-test image
   push      push an image of the store to its registry
 
 Run imagebuilder COMMAND -h for the flags of a command.`
@@ -51,11 +54,14 @@ func main() {
 		os.Exit(2)
 	}
 	commands := map[string]func([]string) error{
-		"manager": buildManager,
-		"bundle":  buildBundle,
-		"opm":     buildOpm,
-		"catalog": buildCatalog,
-		"push":    push,
+		"manager":        buildManager,
+		"bundle":         buildBundle,
+		"opm":            buildOpm,
+		"catalog":        buildCatalog,
+		"node":           buildNodeImages,
+		"olm":            buildOLM,
+		"scorecard-test": buildScorecardTest,
+		"push":           push,
 	}
 	run, ok := commands[os.Args[1]]
 	if !ok {

@@ -48,6 +48,11 @@ type certificateAuthority struct {
 // loadOrCreateCA loads the CA kept in dir, or creates one there. Keeping it lets clients
 // that were given the CA trust the servers after they restart.
 func loadOrCreateCA(dir string) (*certificateAuthority, error) {
+	return loadOrCreateNamedCA(dir, "foo-operator local cluster CA")
+}
+
+// loadOrCreateNamedCA is loadOrCreateCA for a CA of the given common name.
+func loadOrCreateNamedCA(dir, commonName string) (*certificateAuthority, error) {
 	certPEM, certErr := os.ReadFile(filepath.Join(dir, caCertFile))
 	keyPEM, keyErr := os.ReadFile(filepath.Join(dir, caKeyFile))
 	if certErr == nil && keyErr == nil {
@@ -65,7 +70,7 @@ func loadOrCreateCA(dir string) (*certificateAuthority, error) {
 	}
 	template := &x509.Certificate{
 		SerialNumber:          serial(),
-		Subject:               pkix.Name{CommonName: "foo-operator local cluster CA"},
+		Subject:               pkix.Name{CommonName: commonName},
 		NotBefore:             time.Now().Add(-time.Hour),
 		NotAfter:              time.Now().Add(365 * 24 * time.Hour),
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
@@ -164,4 +169,55 @@ func serial() *big.Int {
 		panic(err)
 	}
 	return n
+}
+
+// client writes a client certificate for user name in groups into dir, as NAME.crt and
+// NAME.key: the apiserver and the kubelet authenticate it through the CA.
+func (ca *certificateAuthority) client(dir, name, user string, groups []string) (certFile, keyFile string, err error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return "", "", err
+	}
+	template := &x509.Certificate{
+		SerialNumber: serial(),
+		Subject:      pkix.Name{CommonName: user, Organization: groups},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     ca.cert.NotAfter,
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, template, ca.cert, &key.PublicKey, ca.key)
+	if err != nil {
+		return "", "", fmt.Errorf("signing the certificate of %s: %w", user, err)
+	}
+	certFile, keyFile = filepath.Join(dir, name+".crt"), filepath.Join(dir, name+".key")
+	if err := writeKey(keyFile, key); err != nil {
+		return "", "", err
+	}
+	return certFile, keyFile, os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644)
+}
+
+// serviceAccountKeys writes the key pair that signs and verifies ServiceAccount tokens.
+func serviceAccountKeys(dir string) (privateKeyFile, publicKeyFile string, err error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return "", "", err
+	}
+	privateKeyFile, publicKeyFile = filepath.Join(dir, "service-account.key"), filepath.Join(dir, "service-account.pub")
+	if err := writeKey(privateKeyFile, key); err != nil {
+		return "", "", err
+	}
+	publicDER, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	if err != nil {
+		return "", "", err
+	}
+	return privateKeyFile, publicKeyFile, os.WriteFile(publicKeyFile, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: publicDER}), 0o644)
+}
+
+func writeKey(path string, key *ecdsa.PrivateKey) error {
+	der, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: der}), 0o600)
 }

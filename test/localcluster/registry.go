@@ -28,11 +28,16 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
-	"syscall"
+	"strings"
 	"time"
+
+	gcrname "github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	imagespec "github.com/opencontainers/image-spec/specs-go/v1"
 )
 
 // RegistryOptions says which registry binary to run and where it keeps its files.
@@ -44,6 +49,8 @@ type RegistryOptions struct {
 	Dir string
 	// Address is the host:port to serve on; empty picks a free port on 127.0.0.1.
 	Address string
+	// LogDir receives the registry's log, registry.log; empty means Dir.
+	LogDir string
 }
 
 // Registry is distribution's registry serving HTTPS on a loopback address, with a
@@ -60,8 +67,7 @@ type Registry struct {
 	// LogFile is where the registry logs.
 	LogFile string
 
-	cmd    *exec.Cmd
-	exited chan struct{}
+	process *Process
 }
 
 // StartRegistry starts the registry and returns once it answers over TLS.
@@ -71,11 +77,11 @@ func StartRegistry(ctx context.Context, opts RegistryOptions) (*Registry, error)
 	}
 	address := opts.Address
 	if address == "" {
-		port, err := FreePort()
+		ports, err := freePorts(1)
 		if err != nil {
 			return nil, err
 		}
-		address = "127.0.0.1:" + strconv.Itoa(port)
+		address = "127.0.0.1:" + strconv.Itoa(ports[0])
 	}
 	host, _, err := net.SplitHostPort(address)
 	if err != nil {
@@ -93,11 +99,18 @@ func StartRegistry(ctx context.Context, opts RegistryOptions) (*Registry, error)
 	if err != nil {
 		return nil, err
 	}
+	logDir := opts.LogDir
+	if logDir == "" {
+		logDir = opts.Dir
+	}
+	if err := os.MkdirAll(logDir, 0o755); err != nil {
+		return nil, err
+	}
 	r := &Registry{
 		Host:        address,
 		CAFile:      filepath.Join(pki, caCertFile),
 		TrustBundle: filepath.Join(pki, "trust-bundle.pem"),
-		LogFile:     filepath.Join(opts.Dir, "registry.log"),
+		LogFile:     filepath.Join(logDir, "registry.log"),
 	}
 	if err := writeTrustBundle(r.TrustBundle, ca.certPEM); err != nil {
 		return nil, err
@@ -110,27 +123,14 @@ func StartRegistry(ctx context.Context, opts RegistryOptions) (*Registry, error)
 	if err := os.WriteFile(configFile, []byte(registryConfig(address, storage, certFile, keyFile)), 0o600); err != nil {
 		return nil, err
 	}
-	logFile, err := os.OpenFile(r.LogFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	r.process, err = StartProcess(ProcessOptions{
+		Name: "registry", LogDir: logDir, Binary: opts.Binary, Args: []string{"serve", configFile},
+		// Tracing is off: the registry would otherwise try to export traces.
+		Env: MinimalEnv("OTEL_TRACES_EXPORTER=none"),
+	})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w (run `make registry` to build it)", err)
 	}
-	defer func() { _ = logFile.Close() }()
-
-	r.cmd = exec.Command(opts.Binary, "serve", configFile)
-	// Tracing is off: the registry would otherwise try to export traces.
-	r.cmd.Env = append(os.Environ(), "OTEL_TRACES_EXPORTER=none")
-	r.cmd.Stdout, r.cmd.Stderr = logFile, logFile
-	// Its own process group: a Ctrl-C in the terminal reaches the caller, which stops the
-	// registry after what uses it.
-	r.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := r.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting %s (run `make registry` to build it): %w", opts.Binary, err)
-	}
-	r.exited = make(chan struct{})
-	go func() {
-		_ = r.cmd.Wait()
-		close(r.exited)
-	}()
 	if err := r.waitReady(ctx, ca.pool()); err != nil {
 		return nil, errors.Join(err, r.Stop())
 	}
@@ -184,7 +184,7 @@ func (r *Registry) waitReady(ctx context.Context, roots *x509.CertPool) error {
 			lastErr = err
 		}
 		select {
-		case <-r.exited:
+		case <-r.process.Exited():
 			return fmt.Errorf("the registry exited before it served %s; its log: %s", url, Tail(r.LogFile, 20))
 		case <-ctx.Done():
 			return fmt.Errorf("waiting for the registry to serve %s: %w; last: %v; its log: %s", url, ctx.Err(), lastErr, Tail(r.LogFile, 20))
@@ -199,19 +199,20 @@ func (r *Registry) Env() []string {
 	return []string{"SSL_CERT_FILE=" + r.TrustBundle}
 }
 
-// Stop stops the registry; its images stay in its folder.
+// Stop stops the registry; its images stay in its folder. It reports a registry that had
+// to be killed, or that had ended before with an error.
 func (r *Registry) Stop() error {
-	if r.cmd == nil || r.cmd.Process == nil {
+	if r.process == nil {
 		return nil
 	}
-	_ = r.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-r.exited:
-	case <-time.After(10 * time.Second):
-		_ = r.cmd.Process.Kill()
-		<-r.exited
+	if !r.process.Running() {
+		if err := r.process.Err(); err != nil {
+			return fmt.Errorf("the registry had ended: %w; %s", err, r.process.Tail(10))
+		}
+		return nil
 	}
-	return nil
+	_, err := r.process.Stop(10 * time.Second)
+	return err
 }
 
 // machineCABundles are where Debian and Fedora keep the machine's CA bundle.
@@ -232,10 +233,110 @@ func writeTrustBundle(path string, caPEM []byte) error {
 
 // FreePort asks the kernel for a port that is free on the loopback interface now.
 func FreePort() (int, error) {
-	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	ports, err := freePorts(1)
 	if err != nil {
 		return 0, err
 	}
-	defer func() { _ = listener.Close() }()
-	return listener.Addr().(*net.TCPAddr).Port, nil
+	return ports[0], nil
+}
+
+// Transport is an HTTPS transport that trusts the registry's CA (and the machine's).
+func (r *Registry) Transport() (http.RoundTripper, error) {
+	pool, err := x509.SystemCertPool()
+	if err != nil {
+		pool = x509.NewCertPool()
+	}
+	caPEM, err := os.ReadFile(r.CAFile)
+	if err != nil {
+		return nil, err
+	}
+	if !pool.AppendCertsFromPEM(caPEM) {
+		return nil, fmt.Errorf("%s holds no certificate", r.CAFile)
+	}
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	return transport, nil
+}
+
+// PushLayout pushes every image and index of the OCI image layout dir to the registry and
+// returns where they are. Each is pushed under the name the
+// layout gives it (its org.opencontainers.image.ref.name): a name of this registry as it
+// is; a name without a registry (pause:latest) under this registry; a name of another
+// registry (quay.io/operator-framework/opm:v1.73.0) under this registry with the same
+// repository and tag, where a node that mirrors that registry (Options.RegistryMirrors)
+// pulls it. Given names, it pushes only the images of those names. It returns the
+// reference in this registry of each image pushed, by its name in the layout.
+func (r *Registry) PushLayout(ctx context.Context, dir string, names ...string) (map[string]string, error) {
+	store, err := layout.FromPath(dir)
+	if err != nil {
+		return nil, fmt.Errorf("opening the image layout %s: %w", dir, err)
+	}
+	index, err := store.ImageIndex()
+	if err != nil {
+		return nil, err
+	}
+	manifest, err := index.IndexManifest()
+	if err != nil {
+		return nil, err
+	}
+	transport, err := r.Transport()
+	if err != nil {
+		return nil, err
+	}
+	pushed := map[string]string{}
+	for _, descriptor := range manifest.Manifests {
+		name := descriptor.Annotations[imagespec.AnnotationRefName]
+		if name == "" || (len(names) > 0 && !slices.Contains(names, name)) {
+			continue
+		}
+		ref, err := r.localReference(name)
+		if err != nil {
+			return nil, fmt.Errorf("the image %s of %s: %w", name, dir, err)
+		}
+		options := []remote.Option{remote.WithContext(ctx), remote.WithTransport(transport)}
+		if descriptor.MediaType.IsIndex() {
+			child, err := index.ImageIndex(descriptor.Digest)
+			if err == nil {
+				err = remote.WriteIndex(ref, child, options...)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("pushing %s: %w", ref, err)
+			}
+		} else {
+			image, err := index.Image(descriptor.Digest)
+			if err == nil {
+				err = remote.Write(ref, image, options...)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("pushing %s: %w", ref, err)
+			}
+		}
+		pushed[name] = ref.String()
+	}
+	for _, name := range names {
+		if pushed[name] == "" {
+			return pushed, fmt.Errorf("the image layout %s has no image %s", dir, name)
+		}
+	}
+	return pushed, nil
+}
+
+// localReference is where PushLayout pushes the image named name.
+func (r *Registry) localReference(name string) (gcrname.Reference, error) {
+	ref, err := gcrname.ParseReference(name, gcrname.WithDefaultRegistry(""))
+	if err != nil {
+		return nil, err
+	}
+	repository := ref.Context().RepositoryStr()
+	if registry := ref.Context().RegistryStr(); registry == "" || registry == r.Host {
+		repository = strings.TrimPrefix(repository, "library/")
+	}
+	local := r.Host + "/" + repository
+	switch ref := ref.(type) {
+	case gcrname.Tag:
+		return gcrname.ParseReference(local + ":" + ref.TagStr())
+	case gcrname.Digest:
+		return gcrname.ParseReference(local + "@" + ref.DigestStr())
+	}
+	return nil, fmt.Errorf("%s is neither a tag nor a digest", name)
 }

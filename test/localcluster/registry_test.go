@@ -34,9 +34,9 @@ import (
 
 func startTestRegistry(t *testing.T, dir string) *Registry {
 	t.Helper()
-	binary := os.Getenv("REGISTRY")
+	binary := os.Getenv("REGISTRY_SERVER")
 	if binary == "" {
-		t.Fatal("REGISTRY must name distribution's registry binary: run the tests with `make test`")
+		t.Fatal("REGISTRY_SERVER must name distribution's registry binary: run the tests with `make test`")
 	}
 	registry, err := StartRegistry(context.Background(), RegistryOptions{Binary: binary, Dir: dir})
 	if err != nil {
@@ -84,7 +84,7 @@ func TestRegistryKeepsImagesAndTrustAcrossRestarts(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	restarted, err := StartRegistry(context.Background(), RegistryOptions{Binary: os.Getenv("REGISTRY"), Dir: dir, Address: registry.Host})
+	restarted, err := StartRegistry(context.Background(), RegistryOptions{Binary: os.Getenv("REGISTRY_SERVER"), Dir: dir, Address: registry.Host})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,3 +126,24 @@ func TestRegistryIsNotTrustedWithoutItsCA(t *testing.T) {
 }
 
 func dir(r *Registry) string { return filepath.Dir(r.LogFile) }
+
+// TestImagesArePushedWhereTheNodePullsThem checks the names PushLayout gives the images of
+// a layout in the local registry.
+func TestImagesArePushedWhereTheNodePullsThem(t *testing.T) {
+	registry := &Registry{Host: "127.0.0.1:5000"}
+	for name, want := range map[string]string{
+		"pause:latest": "127.0.0.1:5000/pause:latest",
+		"127.0.0.1:5000/acme/nested/foo-operator:v1":                                              "127.0.0.1:5000/acme/nested/foo-operator:v1",
+		"quay.io/operator-framework/opm:v1.73.0":                                                  "127.0.0.1:5000/operator-framework/opm:v1.73.0",
+		"example.com/foo@sha256:e74b2ac57963c7f3ba19122a8c31c9f2a0deb3c0c5cac9e5323ccffd0ca198ed": "127.0.0.1:5000/foo@sha256:e74b2ac57963c7f3ba19122a8c31c9f2a0deb3c0c5cac9e5323ccffd0ca198ed",
+	} {
+		ref, err := registry.localReference(name)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if ref.String() != want {
+			t.Errorf("%s is pushed as %s, want %s", name, ref, want)
+		}
+	}
+}

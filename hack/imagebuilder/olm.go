@@ -1,0 +1,115 @@
+/*
+Copyright 2026 The foo-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"fmt"
+	"time"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+)
+
+// buildOLM builds OLM's image as its Dockerfile does: the olm, catalog and package-server
+// operators and the cpb and copy-content utilities in /bin, on distroless/static:debug,
+// with /bin/cp linked to busybox's (bundle unpack Jobs copy cpb out of this image with it),
+// run as 1001, olm as the entrypoint.
+func buildOLM(args []string) error {
+	var common commonFlags
+	flags := newFlagSet("olm", &common)
+	binDir := flags.String("bin", "", "The folder of OLM's static binaries: olm, catalog, package-server, cpb, copy-content.")
+	busybox := flags.String("busybox", "", "A static busybox (Debian's busybox-static).")
+	platformFlag := flags.String("platform", "linux/amd64", "The platform the binaries are built for.")
+	_ = flags.Parse(args)
+	if err := common.check(); err != nil {
+		return err
+	}
+	if *binDir == "" || *busybox == "" {
+		return fmt.Errorf("--bin and --busybox are required")
+	}
+	start := time.Now()
+	platform, err := parsePlatform(*platformFlag)
+	if err != nil {
+		return err
+	}
+	binaries := map[string]string{}
+	for _, name := range []string{"olm", "catalog", "package-server", "cpb", "copy-content"} {
+		binaries["/bin/"+name] = *binDir + "/" + name
+	}
+	files, err := staticFiles(binaries)
+	if err != nil {
+		return err
+	}
+	files = append(files, file{path: "/bin/cp", link: "/busybox/cp"})
+	image, err := debugImage(platform, *busybox, files, func(config *v1.Config) {
+		config.User = "1001"
+		config.WorkingDir = "/"
+		config.Entrypoint = []string{"/bin/olm"}
+	})
+	if err != nil {
+		return err
+	}
+	if err := saveImage(common.store, common.tag, image); err != nil {
+		return err
+	}
+	phase("Built "+common.tag, start)
+	return nil
+}
+
+// buildScorecardTest builds operator-sdk's scorecard-test image as its Dockerfile does:
+// /usr/local/bin/scorecard-test as the entrypoint, run as 1001 with its home in
+// /opt/scorecard-test. (Upstream's base is UBI minimal; the tests need nothing of it.)
+func buildScorecardTest(args []string) error {
+	var common commonFlags
+	flags := newFlagSet("scorecard-test", &common)
+	binary := flags.String("binary", "", "scorecard-test, built static.")
+	platformFlag := flags.String("platform", "linux/amd64", "The platform the binary is built for.")
+	_ = flags.Parse(args)
+	if err := common.check(); err != nil {
+		return err
+	}
+	if *binary == "" {
+		return fmt.Errorf("--binary is required")
+	}
+	start := time.Now()
+	platform, err := parsePlatform(*platformFlag)
+	if err != nil {
+		return err
+	}
+	files, err := staticFiles(map[string]string{"/usr/local/bin/scorecard-test": *binary})
+	if err != nil {
+		return err
+	}
+	const home = "/opt/scorecard-test"
+	files = append(files,
+		file{path: "/usr", mode: 0o755, dir: true}, file{path: "/usr/local", mode: 0o755, dir: true},
+		file{path: "/usr/local/bin", mode: 0o755, dir: true},
+		file{path: "/opt", mode: 0o755, dir: true}, file{path: home, mode: 0o775, uid: 1001, dir: true})
+	image, err := imageOnBase(platform, files, func(config *v1.Config) {
+		config.Env = append(config.Env, "HOME="+home, "USER_NAME=scorecard-test", "USER_UID=1001")
+		config.User = "1001"
+		config.WorkingDir = home
+		config.Entrypoint = []string{"/usr/local/bin/scorecard-test"}
+	})
+	if err != nil {
+		return err
+	}
+	if err := saveImage(common.store, common.tag, image); err != nil {
+		return err
+	}
+	phase("Built "+common.tag, start)
+	return nil
+}
