@@ -24,7 +24,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
 )
@@ -76,12 +75,8 @@ func kubectl(args ...string) string {
 	GinkgoHelper()
 	path := os.Getenv("TEST_ASSET_KUBECTL")
 	Expect(path).NotTo(BeEmpty(), "TEST_ASSET_KUBECTL must name a kubectl binary: run the tests with `make test`")
-	admin, err := testEnv.AddUser(envtest.User{Name: "kubectl-admin", Groups: []string{"system:masters"}}, nil)
-	Expect(err).NotTo(HaveOccurred())
-	kubeconfig, err := admin.KubeConfig()
-	Expect(err).NotTo(HaveOccurred())
 	dir := GinkgoT().TempDir()
-	Expect(os.WriteFile(filepath.Join(dir, "kubeconfig"), kubeconfig, 0o600)).To(Succeed())
+	Expect(cluster.WriteKubeconfig(filepath.Join(dir, "kubeconfig"), "kubectl-admin", []string{"system:masters"})).To(Succeed())
 
 	cmd := exec.Command(path, append([]string{
 		"--kubeconfig", filepath.Join(dir, "kubeconfig"), "--cache-dir", filepath.Join(dir, "cache"),

@@ -18,7 +18,6 @@ package controllers
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -33,19 +32,19 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
+	"github.com/example/foo-operator/test/localcluster"
 )
 
 // This suite runs the controller in a real manager against a real kube-apiserver and etcd
 // (built by `make envtest`), and observes it only through the API, as a user would.
 
 var (
-	testEnv   *envtest.Environment
+	cluster   *localcluster.Cluster
 	k8sClient client.Client
 	// managerClient reads through the manager's cache, as the controller does.
 	managerClient client.Client
@@ -60,9 +59,6 @@ func TestControllers(t *testing.T) {
 
 var _ = BeforeSuite(func() {
 	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	Expect(os.Getenv("KUBEBUILDER_ASSETS")).NotTo(BeEmpty(),
-		"KUBEBUILDER_ASSETS must name the folder holding kube-apiserver and etcd: run the tests with `make test`")
-
 	// A real apiserver on a busy machine can take seconds to answer; a broken controller
 	// never gets there, so a generous bound costs nothing when the tests pass.
 	SetDefaultEventuallyTimeout(30 * time.Second)
@@ -70,14 +66,16 @@ var _ = BeforeSuite(func() {
 
 	ctx, cancel = context.WithCancel(context.Background())
 
-	testEnv = &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join("..", "config", "crd", "bases")},
-		ErrorIfCRDPathMissing: true,
+	var err error
+	cluster, err = localcluster.Start(ctx, localcluster.Options{
+		Dir:      filepath.Join(GinkgoT().TempDir(), "cluster"),
+		Assets:   localcluster.AssetsFromEnv(),
+		CRDPaths: []string{filepath.Join("..", "config", "crd", "bases")},
 		// OLM's OperatorCondition, where the operator publishes whether it may be upgraded.
 		CRDs: []*apiextensionsv1.CustomResourceDefinition{olmcrds.OperatorCondition()},
-	}
-	cfg, err := testEnv.Start()
+	})
 	Expect(err).NotTo(HaveOccurred())
+	cfg := cluster.Config
 
 	scheme := runtime.NewScheme()
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
@@ -110,5 +108,5 @@ var _ = BeforeSuite(func() {
 
 var _ = AfterSuite(func() {
 	cancel()
-	Expect(testEnv.Stop()).To(Succeed())
+	Expect(cluster.Stop()).To(Succeed())
 })

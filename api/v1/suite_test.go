@@ -17,6 +17,7 @@ limitations under the License.
 package v1_test
 
 import (
+	"context"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -35,9 +36,9 @@ func TestAPI(t *testing.T) {
 	RunSpecs(t, "Foo API suite")
 }
 
-var _ = BeforeSuite(func() {
+var _ = BeforeSuite(func(ctx context.Context) {
 	var err error
-	controlPlane, err = harness.StartControlPlane()
+	controlPlane, err = harness.StartControlPlane(ctx)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() {
 		Expect(controlPlane.Stop()).To(Succeed())

@@ -20,256 +20,116 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"syscall"
 	"time"
-
-	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/example/foo-operator/test/localcluster"
 )
 
-// localCluster is a kube-apiserver and etcd on 127.0.0.1 with the Foo CRD installed, and
-// the operator's manager binary running against them. Everything it writes lives in dir.
-type localCluster struct {
-	dir        string
-	kubeconfig string
-	config     *rest.Config
-	metricsURL string
-	kubectl    kubectl
-
-	env      *envtest.Environment
-	registry *localcluster.Registry
-	manager  *exec.Cmd
-	// managerExited is closed once the manager process has been reaped.
-	managerExited chan struct{}
+// demoCluster is the cluster the story plays on, and how to reach it with kubectl.
+type demoCluster struct {
+	*localcluster.Cluster
+	kubectl kubectl
+	// manager is the manager process of a cluster without a node; on a node the operator
+	// runs as a pod.
+	manager *localcluster.Manager
+	// jackImage is the image pod jack runs.
+	jackImage string
+	// onNode tells whether the cluster has a real node.
+	onNode bool
+	out    localcluster.Progress
 }
 
-// clusterOptions says which binaries the cluster runs and where it keeps its files.
-type clusterOptions struct {
-	dir          string // scratch folder, created and later removed
-	assets       string // folder holding kube-apiserver and etcd
-	managerPath  string
-	kubectlPath  string
-	managerFlags []string
-	// registryPath is distribution's registry binary; empty runs no registry.
-	registryPath string
-}
+// operatorImageTag is the tag of the manager image the demo builds and deploys on the node.
+const operatorImageTag = "demo"
 
-// registryDir keeps the registry's images and CA beside the cluster's scratch folder, so
-// that they outlive a restart of the dev cluster and clients keep trusting it.
-func registryDir(dir string) string { return filepath.Join(filepath.Dir(dir), "registry") }
-
-// startCluster brings up the control plane, installs the CRD and starts the manager, one
-// phase per progress line. On error, whatever it started is already stopped again.
-func startCluster(ctx context.Context, opts clusterOptions, out *progress) (_ *localCluster, err error) {
-	etcdDir, certDir := filepath.Join(opts.dir, "etcd"), filepath.Join(opts.dir, "pki")
-	for _, dir := range []string{etcdDir, certDir} {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, err
-		}
+func startDemoCluster(ctx context.Context, opts options, onNode bool) (*demoCluster, error) {
+	name := "demo"
+	if onNode {
+		name = "demo-node"
 	}
-	c := &localCluster{dir: opts.dir, kubeconfig: filepath.Join(opts.dir, "kubeconfig")}
-	defer func() {
-		if err != nil {
-			c.stop(io.Discard)
-		}
-	}()
-
-	if opts.registryPath != "" {
-		err = out.phase("Starting the image registry", func() (string, error) {
-			var err error
-			c.registry, err = localcluster.StartRegistry(ctx, localcluster.RegistryOptions{Binary: opts.registryPath, Dir: registryDir(opts.dir)})
-			if err != nil {
-				return "", err
-			}
-			return "at https://" + c.registry.Host + ", images in " + relative(registryDir(opts.dir)), nil
+	out := localcluster.Progress{W: os.Stdout}
+	clusterOpts := localcluster.Options{
+		Dir: filepath.Join(opts.dir, name), KeepLogs: true, Assets: opts.assets, Progress: os.Stdout,
+		Node: onNode, Registry: onNode,
+	}
+	if !onNode {
+		// On a node, `make deploy` installs the CRD with the rest of config/default.
+		clusterOpts.CRDPaths = []string{"config/crd/bases"}
+	}
+	cluster, err := localcluster.Start(ctx, clusterOpts)
+	if err != nil {
+		return nil, err
+	}
+	c := &demoCluster{
+		Cluster: cluster, onNode: onNode, out: out,
+		kubectl:   kubectl{path: opts.kubectlPath, kubeconfig: cluster.Kubeconfig, cacheDir: filepath.Join(cluster.Dir, "kube-cache")},
+		jackImage: "registry.k8s.io/pause:3.10",
+	}
+	if onNode {
+		c.jackImage = cluster.Image("pause")
+		return c, nil
+	}
+	err = out.Phase("Starting the manager", func() (string, error) {
+		c.manager, err = localcluster.StartManager(localcluster.ManagerOptions{
+			Name: "manager", LogDir: cluster.LogDir, Binary: opts.managerPath, Kubeconfig: cluster.Kubeconfig, PlainMetrics: true,
 		})
 		if err != nil {
-			return nil, err
-		}
-	}
-
-	err = out.phase("Starting kube-apiserver and etcd", func() (string, error) {
-		// Explicit folders keep etcd's data and the apiserver's certificates in the
-		// scratch folder, where stop removes them, rather than in the system's temp folder.
-		c.env = &envtest.Environment{
-			BinaryAssetsDirectory: opts.assets,
-			ControlPlane: envtest.ControlPlane{
-				Etcd:      &envtest.Etcd{DataDir: etcdDir},
-				APIServer: &envtest.APIServer{CertDir: certDir},
-			},
-		}
-		if _, err := c.env.Start(); err != nil {
-			return "", fmt.Errorf("starting the control plane from %s (run `make envtest` to build it): %w", opts.assets, err)
-		}
-		admin, err := c.env.AddUser(envtest.User{Name: "demo-admin", Groups: []string{"system:masters"}}, nil)
-		if err != nil {
-			return "", fmt.Errorf("provisioning a user: %w", err)
-		}
-		c.config = admin.Config()
-		kubeconfig, err := admin.KubeConfig()
-		if err != nil {
 			return "", err
 		}
-		if err := os.WriteFile(c.kubeconfig, kubeconfig, 0o600); err != nil {
-			return "", err
-		}
-		c.kubectl = kubectl{path: opts.kubectlPath, kubeconfig: c.kubeconfig, cacheDir: filepath.Join(opts.dir, "kube-cache")}
-		return "at " + c.config.Host, nil
+		return relative(opts.managerPath), c.manager.WaitReady(ctx, time.Minute)
 	})
 	if err != nil {
-		return nil, err
-	}
-
-	err = out.phase("Installing the Foo CRD", func() (string, error) {
-		if _, err := c.kubectl.run(ctx, "apply", "-k", "config/crd"); err != nil {
-			return "", err
-		}
-		_, err := c.kubectl.run(ctx, "wait", "--for=condition=Established", "--timeout=30s", "crd/foos.tutorial.my.domain")
-		return "", err
-	})
-	if err != nil {
-		return nil, err
-	}
-
-	err = out.phase("Starting the manager", func() (string, error) {
-		return c.startManager(ctx, opts)
-	})
-	if err != nil {
-		return nil, err
+		return nil, errors.Join(err, c.stop())
 	}
 	return c, nil
 }
 
-// startManager runs the manager binary with its metrics and probes on free local ports,
-// and returns once it reports ready: its caches have synced, so it sees every Foo and pod.
-func (c *localCluster) startManager(ctx context.Context, opts clusterOptions) (string, error) {
-	metricsPort, err := freePort()
-	if err != nil {
-		return "", err
-	}
-	probePort, err := freePort()
-	if err != nil {
-		return "", err
-	}
-	logPath := filepath.Join(c.dir, "manager.log")
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		return "", err
-	}
-	defer func() { _ = logFile.Close() }()
-
-	args := append([]string{
-		// Plain HTTP on the loopback interface, so that `curl` can read the metrics
-		// without a token; a cluster deployment serves them over HTTPS with authorization.
-		"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(metricsPort),
-		"--metrics-secure=false",
-		"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(probePort),
-	}, opts.managerFlags...)
-	c.manager = exec.Command(opts.managerPath, args...)
-	c.manager.Env = append(os.Environ(), "KUBECONFIG="+c.kubeconfig)
-	c.manager.Stdout, c.manager.Stderr = logFile, logFile
-	// Its own process group keeps a Ctrl-C in the terminal from reaching the manager
-	// directly: the demo stops it in order, before the control plane it talks to.
-	c.manager.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := c.manager.Start(); err != nil {
-		return "", fmt.Errorf("starting %s (run `make build` to build it): %w", opts.managerPath, err)
-	}
-	c.managerExited = make(chan struct{})
-	go func() {
-		_ = c.manager.Wait()
-		close(c.managerExited)
-	}()
-	c.metricsURL = fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort)
-
-	readyURL := fmt.Sprintf("http://127.0.0.1:%d/readyz", probePort)
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	ticker := time.NewTicker(100 * time.Millisecond)
-	defer ticker.Stop()
-	for !httpOK(ctx, readyURL) {
-		select {
-		case <-c.managerExited:
-			return "", fmt.Errorf("the manager exited before it became ready; see its log in %s", logPath)
-		case <-ctx.Done():
-			return "", fmt.Errorf("the manager did not become ready: %w; see its log in %s", ctx.Err(), logPath)
-		case <-ticker.C:
-		}
-	}
-	return fmt.Sprintf("%s, log in %s", relative(opts.managerPath), relative(logPath)), nil
+// operatorImage is the manager image the demo deploys on the node.
+func (c *demoCluster) operatorImage() string {
+	return c.Registry.Host + "/foo-operator:" + operatorImageTag
 }
 
-// stop ends the manager, then the control plane, and removes the scratch folder apart
-// from the manager's log. It is safe to call on a partly started cluster.
-func (c *localCluster) stop(w io.Writer) {
-	out := &progress{w: w}
-	if c.manager != nil && c.manager.Process != nil {
-		_ = out.phase("Stopping the manager", func() (string, error) {
-			_ = c.manager.Process.Signal(syscall.SIGTERM)
-			select {
-			case <-c.managerExited:
-			case <-time.After(30 * time.Second):
-				_ = c.manager.Process.Kill()
-				<-c.managerExited
-			}
-			return "", nil
-		})
-	}
-	if c.env != nil {
-		_ = out.phase("Stopping kube-apiserver and etcd", func() (string, error) {
-			return "", c.env.Stop()
-		})
-	}
-	if c.registry != nil {
-		_ = out.phase("Stopping the image registry", func() (string, error) {
-			return "its images stay in " + relative(registryDir(c.dir)), c.registry.Stop()
-		})
-	}
-	for _, path := range []string{"etcd", "pki", "kube-cache", "kubeconfig"} {
-		_ = os.RemoveAll(filepath.Join(c.dir, path))
-	}
+// makeEnv is the environment of the make commands the story runs on the node: the cluster's
+// kubeconfig, trust in its registry's CA for the push, and the demo's kubectl.
+func (c *demoCluster) makeEnv() []string {
+	return append(os.Environ(), "KUBECONFIG="+c.Kubeconfig, "SSL_CERT_FILE="+c.Registry.TrustBundle, "KUBECTL="+c.kubectl.path)
 }
 
-// freePort asks the kernel for a port that is free on the loopback interface now.
-func freePort() (int, error) {
-	listener, err := net.Listen("tcp", "127.0.0.1:0")
+// runMake runs make with args in the project, as the user would.
+func (c *demoCluster) runMake(ctx context.Context, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "make", append([]string{"--no-print-directory"}, args...)...)
+	cmd.Env = c.makeEnv()
+	output, err := cmd.CombinedOutput()
 	if err != nil {
-		return 0, err
+		return string(output), fmt.Errorf("make %v failed: %w\n%s", args, err, output)
 	}
-	defer func() { _ = listener.Close() }()
-	return listener.Addr().(*net.TCPAddr).Port, nil
+	return string(output), nil
 }
 
-func httpOK(ctx context.Context, url string) bool {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return false
+func (c *demoCluster) stop() error {
+	var errs []error
+	if c.manager != nil {
+		errs = append(errs, c.out.Phase("Stopping the manager", func() (string, error) {
+			_, err := c.manager.Stop(30 * time.Second)
+			return "", err
+		}))
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return false
-	}
-	_ = resp.Body.Close()
-	return resp.StatusCode == http.StatusOK
+	errs = append(errs, c.out.Phase("Stopping the local cluster", func() (string, error) {
+		return "logs in " + relative(c.LogDir), c.Stop()
+	}))
+	return errors.Join(errs...)
 }
 
-// kubectl runs a kubectl binary against the local cluster.
+// kubectl runs kubectl against the demo's cluster.
 type kubectl struct {
 	path       string
 	kubeconfig string
-	// cacheDir keeps kubectl's discovery cache in the scratch folder instead of ~/.kube.
-	cacheDir string
+	cacheDir   string
 }
 
-// run runs kubectl with args and returns its output; on failure the error includes it.
 func (k kubectl) run(ctx context.Context, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, k.path, args...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+k.kubeconfig, "KUBECACHEDIR="+k.cacheDir)

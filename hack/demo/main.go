@@ -14,14 +14,16 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Command demo shows the operator at work on this machine, with no cluster: it starts a
-// kube-apiserver and etcd on 127.0.0.1 (the ones the tests use), installs the Foo CRD,
-// runs the manager binary against them and plays the operator's story with kubectl.
-// With --dev-cluster it leaves the control plane and the manager running in the
-// background instead, for use with kubectl; --dev-cluster-down stops them.
+// Command demo shows the operator at work on this machine, with no cluster of the user's.
+// By default it starts a local control plane (kube-apiserver and etcd, the ones the tests
+// use), installs the Foo CRD, runs the manager binary against it and plays the operator's
+// story with kubectl. With --node it plays the story on a local cluster with a real node:
+// the operator is built into an image, pushed to the cluster's registry and deployed as a
+// pod, and pod jack really runs. With --cluster it leaves such a cluster running in the
+// background instead, for kubectl and make; --cluster-down stops it.
 //
-// Run it through `make demo`, `make dev-cluster` and `make dev-cluster-down`, which build
-// the binaries it needs first.
+// Run it through `make demo`, `make demo-node`, `make cluster` and `make cluster-down`,
+// which build what it needs first and tell it where through the environment.
 package main
 
 import (
@@ -29,7 +31,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -39,43 +40,50 @@ import (
 
 	"github.com/go-logr/logr"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/example/foo-operator/test/localcluster"
 )
+
+// options are the demo's settings.
+type options struct {
+	// dir is the scratch folder: one subfolder per cluster, and the registry's images.
+	dir         string
+	managerPath string
+	kubectlPath string
+	assets      localcluster.Assets
+}
 
 func main() {
 	var (
-		opts                                 clusterOptions
-		scratch                              string
-		devCluster, devClusterDown, serveDev bool
+		opts                                     options
+		node, cluster, clusterDown, serveCluster bool
 	)
-	flag.StringVar(&opts.assets, "assets", os.Getenv("KUBEBUILDER_ASSETS"), "Folder holding the kube-apiserver and etcd binaries.")
-	flag.StringVar(&opts.managerPath, "manager", "bin/manager", "The manager binary to run.")
+	flag.StringVar(&opts.managerPath, "manager", "bin/manager", "The manager binary to run (without --node).")
 	flag.StringVar(&opts.kubectlPath, "kubectl", "kubectl", "The kubectl binary to run.")
-	flag.StringVar(&opts.registryPath, "registry", "", "distribution's registry binary: the dev cluster runs an image registry beside it.")
-	flag.StringVar(&scratch, "dir", ".demo", "Scratch folder for the control plane's data, kubeconfigs and logs.")
-	flag.BoolVar(&devCluster, "dev-cluster", false, "Leave the control plane and the manager running in the background.")
-	flag.BoolVar(&devClusterDown, "dev-cluster-down", false, "Stop what --dev-cluster started.")
-	flag.BoolVar(&serveDev, "serve-dev-cluster", false, "Run the dev cluster in the foreground (used by --dev-cluster).")
+	flag.StringVar(&opts.dir, "dir", ".demo", "Scratch folder for the clusters' data, kubeconfigs and logs.")
+	flag.BoolVar(&node, "node", false, "Play the story on a local cluster with a real node, the operator running as a pod.")
+	flag.BoolVar(&cluster, "cluster", false, "Leave a local cluster with a real node and an image registry running in the background.")
+	flag.BoolVar(&clusterDown, "cluster-down", false, "Stop what --cluster started.")
+	flag.BoolVar(&serveCluster, "serve-cluster", false, "Run the cluster of --cluster in the foreground (used by --cluster).")
 	flag.Parse()
+	opts.assets = localcluster.AssetsFromEnv()
 
-	// The control plane library logs through controller-runtime; the demo reports by itself.
+	// controller-runtime's libraries log through it; the demo reports by itself.
 	logf.SetLogger(logr.Discard())
 
-	scratch, err := filepath.Abs(scratch)
-	if err == nil {
+	var err error
+	if opts.dir, err = filepath.Abs(opts.dir); err == nil {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		switch {
-		case devClusterDown:
-			err = stopDevCluster(filepath.Join(scratch, "dev-cluster"))
-		case devCluster:
-			opts.dir = filepath.Join(scratch, "dev-cluster")
-			err = startDevCluster(ctx, opts)
-		case serveDev:
-			opts.dir = filepath.Join(scratch, "dev-cluster")
-			err = serveDevCluster(ctx, opts)
+		case clusterDown:
+			err = stopBackgroundCluster(opts)
+		case cluster:
+			err = startBackgroundCluster(ctx, opts)
+		case serveCluster:
+			err = serveBackgroundCluster(ctx, opts)
 		default:
-			opts.dir = filepath.Join(scratch, "demo")
-			err = runDemo(ctx, opts)
+			err = runDemo(ctx, opts, node)
 		}
 	}
 	if err != nil {
@@ -86,28 +94,23 @@ func main() {
 
 // runDemo plays the story on a fresh local cluster and stops everything afterwards, also
 // when the story fails or is interrupted.
-func runDemo(ctx context.Context, opts clusterOptions) error {
+func runDemo(ctx context.Context, opts options, node bool) error {
 	began := time.Now()
-	// A previous run that was killed outright may have left its data behind.
-	if err := os.RemoveAll(opts.dir); err != nil {
-		return err
-	}
-	cluster, err := startCluster(ctx, opts, &progress{w: os.Stdout})
+	cluster, err := startDemoCluster(ctx, opts, node)
 	if err != nil {
 		return interrupted(ctx, err)
 	}
 	err = tellStory(ctx, cluster, os.Stdout)
-	if err == nil {
-		err = printFooMetrics(ctx, cluster, os.Stdout)
-	}
 	fmt.Println()
-	cluster.stop(os.Stdout)
+	stopErr := cluster.stop()
 	if err != nil {
-		return interrupted(ctx, err)
+		return interrupted(ctx, fmt.Errorf("%w\nThe logs of every process are in %s", err, relative(cluster.LogDir)))
 	}
-	fmt.Printf("\nThe story took %.1fs; nothing is left running. The manager's log is %s.\n",
-		time.Since(began).Seconds(), relative(filepath.Join(opts.dir, "manager.log")))
-	fmt.Println("To try kubectl yourself: make dev-cluster")
+	if stopErr != nil {
+		return stopErr
+	}
+	fmt.Printf("\nThe demo took %.1fs; nothing is left running.\n", time.Since(began).Seconds())
+	fmt.Println("To try kubectl yourself on a cluster with a real node: make cluster")
 	return nil
 }
 
@@ -128,26 +131,4 @@ func relative(path string) string {
 		return rel
 	}
 	return path
-}
-
-// progress prints one line per phase of a long task, with how long the phase took.
-type progress struct {
-	w io.Writer
-}
-
-// phase runs do as the phase called name. do may return a detail to show on the line.
-func (p *progress) phase(name string, do func() (string, error)) error {
-	_, _ = fmt.Fprintf(p.w, "==> %s ... ", name)
-	began := time.Now()
-	detail, err := do()
-	elapsed := fmt.Sprintf("%.1fs", time.Since(began).Seconds())
-	if err != nil {
-		_, _ = fmt.Fprintf(p.w, "failed after %s\n", elapsed)
-		return err
-	}
-	if detail != "" {
-		detail = " (" + detail + ")"
-	}
-	_, _ = fmt.Fprintf(p.w, "done in %s%s\n", elapsed, detail)
-	return nil
 }

@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -41,8 +42,9 @@ import (
 // waitTimeout bounds every wait for the operator to react; it reacts in well under a second.
 const waitTimeout = "30s"
 
-// step is one turn of the story: commands a user would type, ending with what they show of
-// the Foos, the Events the operator must emit in answer, and a note on what to look at.
+// step is one turn of the story: commands a user would type (kubectl, or make), ending with
+// what they show of the Foos, the Events the operator must emit in answer, and a note on
+// what to look at.
 type step struct {
 	title    string
 	commands [][]string
@@ -53,70 +55,115 @@ type step struct {
 
 var unhappyReasons = []string{tutorialv1.FriendNotFoundReason, tutorialv1.FriendTerminatingReason}
 
-// story is the operator's story, told with kubectl in the default namespace. Each step
-// ends with a `kubectl wait` on the Happy condition, so it moves on as soon as the
-// operator has written the new status.
-var story = []step{
-	{
-		title: "Apply the samples: foo-01 looks for a pod named jack, foo-02 for one named joe",
-		commands: [][]string{
-			{"apply", "-k", "config/samples"},
-			{"wait", "--for=condition=Happy=false", "--timeout=" + waitTimeout, "foo/foo-01", "foo/foo-02"},
-			{"get", "foos"},
+// kubectlCommand is a kubectl command of the story.
+func kubectlCommand(args ...string) []string { return append([]string{"kubectl"}, args...) }
+
+// story is the operator's story on c, told with kubectl in the default namespace. Each step
+// ends with a `kubectl wait` on the Happy condition, so it moves on as soon as the operator
+// has written the new status. On a node it starts by deploying the operator as a user
+// would, and ends by showing the pods that ran.
+func story(c *demoCluster) []step {
+	var steps []step
+	if c.onNode {
+		image := c.operatorImage()
+		steps = append(steps, step{
+			title: "Build the operator's image, push it to the cluster's registry and deploy it",
+			commands: [][]string{
+				{"make", "docker-build", "docker-push", "deploy", "IMG=" + image, "CONTAINER_TOOL=imagebuilder", "PLATFORMS=linux/" + runtime.GOARCH},
+				kubectlCommand("-n", operatorNamespace, "rollout", "status", "deployment/"+operatorDeployment, "--timeout=2m"),
+				kubectlCommand("get", "pods", "-A"),
+			},
+			note: "The manager runs as a pod on the node, from " + image + ", under the restricted Pod Security level.",
+		})
+	}
+	jackNote := "This control plane has no nodes, so jack stays Pending; that it exists is all a Foo needs."
+	if c.onNode {
+		jackNote = "jack runs on the node: kubectl get pod jack -o wide shows its address."
+	}
+	steps = append(steps,
+		step{
+			title: "Apply the samples: foo-01 looks for a pod named jack, foo-02 for one named joe",
+			commands: [][]string{
+				kubectlCommand("apply", "-k", "config/samples"),
+				kubectlCommand("wait", "--for=condition=Happy=false", "--timeout="+waitTimeout, "foo/foo-01", "foo/foo-02"),
+				kubectlCommand("get", "foos"),
+			},
+			note: "No Events yet: a new Foo without a friend starts unhappy, which is no change of mood.",
 		},
-		note: "No Events yet: a new Foo without a friend starts unhappy, which is no change of mood.",
-	},
-	{
-		title: "Create pod jack: foo-01 becomes happy, foo-02 still waits for joe",
-		commands: [][]string{
-			{"run", "jack", "--image=registry.k8s.io/pause:3.10"},
-			{"wait", "--for=condition=Happy=true", "--timeout=" + waitTimeout, "foo/foo-01"},
-			{"wait", "--for=condition=Happy=false", "--timeout=" + waitTimeout, "foo/foo-02"},
-			{"get", "foos"},
+		step{
+			title: "Create pod jack: foo-01 becomes happy, foo-02 still waits for joe",
+			commands: [][]string{
+				kubectlCommand("run", "jack", "--image="+c.jackImage),
+				kubectlCommand("wait", "--for=condition=Happy=true", "--timeout="+waitTimeout, "foo/foo-01"),
+				kubectlCommand("wait", "--for=condition=Happy=false", "--timeout="+waitTimeout, "foo/foo-02"),
+				kubectlCommand("get", "foos"),
+			},
+			wantEvents: map[string][]string{"foo-01": {tutorialv1.FriendFoundReason}},
+			note:       jackNote,
 		},
-		wantEvents: map[string][]string{"foo-01": {tutorialv1.FriendFoundReason}},
-		note:       "This control plane has no nodes, so jack stays Pending; that it exists is all a Foo needs.",
-	},
-	{
-		title: "Point foo-02 at jack: foo-02 becomes happy too",
-		commands: [][]string{
-			{"patch", "foo", "foo-02", "--type=merge", "-p", `{"spec":{"name":"jack"}}`},
-			{"wait", "--for=condition=Happy=true", "--timeout=" + waitTimeout, "foo/foo-02"},
-			{"get", "foos"},
+		step{
+			title: "Point foo-02 at jack: foo-02 becomes happy too",
+			commands: [][]string{
+				kubectlCommand("patch", "foo", "foo-02", "--type=merge", "-p", `{"spec":{"name":"jack"}}`),
+				kubectlCommand("wait", "--for=condition=Happy=true", "--timeout="+waitTimeout, "foo/foo-02"),
+				kubectlCommand("get", "foos"),
+			},
+			wantEvents: map[string][]string{"foo-02": {tutorialv1.FriendFoundReason}},
 		},
-		wantEvents: map[string][]string{"foo-02": {tutorialv1.FriendFoundReason}},
-	},
-	{
-		title: "Delete jack: both Foos lose their friend",
-		commands: [][]string{
-			{"delete", "pod", "jack"},
-			{"wait", "--for=condition=Happy=false", "--timeout=" + waitTimeout, "foo/foo-01", "foo/foo-02"},
-			{"get", "foos"},
+		step{
+			title: "Delete jack: both Foos lose their friend",
+			commands: [][]string{
+				kubectlCommand("delete", "pod", "jack"),
+				kubectlCommand("wait", "--for=condition=Happy=false", "--timeout="+waitTimeout, "foo/foo-01", "foo/foo-02"),
+				kubectlCommand("get", "foos"),
+			},
+			wantEvents: map[string][]string{"foo-01": unhappyReasons, "foo-02": unhappyReasons},
 		},
-		wantEvents: map[string][]string{"foo-01": unhappyReasons, "foo-02": unhappyReasons},
-	},
-	{
-		title: "Ask foo-01 what happened: its Happy condition and its Events",
-		commands: [][]string{
-			{"describe", "foo", "foo-01"},
+		step{
+			title:    "Ask foo-01 what happened: its Happy condition and its Events",
+			commands: [][]string{kubectlCommand("describe", "foo", "foo-01")},
 		},
-	},
+	)
+	if c.onNode {
+		steps = append(steps, step{
+			title: "Read the operator's log, then remove the operator",
+			commands: [][]string{
+				kubectlCommand("-n", operatorNamespace, "logs", "deployment/"+operatorDeployment, "--tail=5"),
+				{"make", "undeploy"},
+			},
+			note: "make undeploy removes everything make deploy created, the Foo CRD and with it every Foo.",
+		})
+	}
+	return steps
 }
 
+// Names of what config/default deploys.
+const (
+	operatorNamespace  = "foo-operator-system"
+	operatorDeployment = "foo-operator-controller-manager"
+)
+
 // tellStory plays the story against c, printing each command and its output, then the
-// Events the operator emitted during the step.
-func tellStory(ctx context.Context, c *localCluster, w io.Writer) error {
-	reader, err := client.New(c.config, client.Options{Scheme: clientgoscheme.Scheme})
+// Events the operator emitted during the step; without a node, it ends with the operator's
+// metrics.
+func tellStory(ctx context.Context, c *demoCluster, w io.Writer) error {
+	reader, err := client.New(c.Config, client.Options{Scheme: clientgoscheme.Scheme})
 	if err != nil {
 		return err
 	}
 	shown := sets.New[string]()
 
-	for i, s := range story {
-		_, _ = fmt.Fprintf(w, "\n--- Step %d of %d: %s\n", i+1, len(story), s.title)
-		for _, args := range s.commands {
-			_, _ = fmt.Fprintf(w, "$ kubectl %s\n", shellJoin(args))
-			output, err := c.kubectl.run(ctx, args...)
+	steps := story(c)
+	for i, s := range steps {
+		_, _ = fmt.Fprintf(w, "\n--- Step %d of %d: %s\n", i+1, len(steps), s.title)
+		for _, command := range s.commands {
+			_, _ = fmt.Fprintf(w, "$ %s\n", shellJoin(command))
+			var output string
+			if command[0] == "make" {
+				output, err = c.runMake(ctx, command[1:]...)
+			} else {
+				output, err = c.kubectl.run(ctx, command[1:]...)
+			}
 			if err != nil {
 				return err
 			}
@@ -131,6 +178,9 @@ func tellStory(ctx context.Context, c *localCluster, w io.Writer) error {
 		if s.note != "" {
 			_, _ = fmt.Fprintf(w, "(%s)\n", s.note)
 		}
+	}
+	if c.manager != nil {
+		return printFooMetrics(ctx, c.manager.MetricsURL("http"), w)
 	}
 	return nil
 }
@@ -185,8 +235,8 @@ func printEvents(w io.Writer, events []corev1.Event) {
 }
 
 // printFooMetrics prints the operator's own series from the manager's metrics endpoint.
-func printFooMetrics(ctx context.Context, c *localCluster, w io.Writer) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.metricsURL, nil)
+func printFooMetrics(ctx context.Context, metricsURL string, w io.Writer) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, metricsURL, nil)
 	if err != nil {
 		return err
 	}
@@ -196,7 +246,7 @@ func printFooMetrics(ctx context.Context, c *localCluster, w io.Writer) error {
 	}
 	defer func() { _ = resp.Body.Close() }()
 
-	_, _ = fmt.Fprintf(w, "\n--- The operator's metrics\n$ curl -s %s | grep ^foo_operator_\n", c.metricsURL)
+	_, _ = fmt.Fprintf(w, "\n--- The operator's metrics\n$ curl -s %s | grep ^foo_operator_\n", metricsURL)
 	scanner := bufio.NewScanner(resp.Body)
 	for scanner.Scan() {
 		if line := scanner.Text(); strings.HasPrefix(line, "foo_operator_") {

@@ -18,8 +18,8 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -32,20 +32,17 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
+	"github.com/example/foo-operator/test/localcluster"
 )
 
 // cluster is a local kube-apiserver and etcd holding one scenario's pods and Foos.
 type cluster struct {
-	env        *envtest.Environment
-	config     *rest.Config
-	client     client.WithWatch
-	kubeconfig string
-	workload   workload
+	*localcluster.Cluster
+	client   client.WithWatch
+	workload workload
 }
 
 // workload names the scenario's objects. Pod i and Foo i live in namespace i mod the number
@@ -76,48 +73,25 @@ func startCluster(ctx context.Context, opts options, w workload, dir string) (*c
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(tutorialv1.AddToScheme(scheme))
 
-	env := &envtest.Environment{
-		CRDDirectoryPaths:     []string{opts.crdDir},
-		ErrorIfCRDPathMissing: true,
-		Scheme:                scheme,
-	}
-	config, err := env.Start()
+	local, err := localcluster.Start(ctx, localcluster.Options{
+		Dir:      filepath.Join(dir, "cluster"),
+		KeepLogs: true,
+		Assets:   localcluster.AssetsFromEnv(),
+		CRDPaths: []string{opts.crdDir},
+	})
 	if err != nil {
-		return nil, fmt.Errorf("starting the control plane (is KUBEBUILDER_ASSETS set? run through `make bench`): %w", err)
+		return nil, fmt.Errorf("starting the control plane (run through `make bench`): %w", err)
 	}
-	c := &cluster{env: env, workload: w}
-	fail := func(err error) (*cluster, error) {
-		_ = c.stop()
-		return nil, err
-	}
-
-	// The apiserver's priority and fairness is the only limit, as for the controllers.
-	config.QPS = -1
-	c.config = config
-	if c.client, err = client.NewWithWatch(config, client.Options{Scheme: scheme}); err != nil {
-		return fail(err)
-	}
-	user, err := env.AddUser(envtest.User{Name: "bench", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		return fail(err)
-	}
-	kubeconfig, err := user.KubeConfig()
-	if err != nil {
-		return fail(err)
-	}
-	c.kubeconfig = filepath.Join(dir, "kubeconfig")
-	if err := os.WriteFile(c.kubeconfig, kubeconfig, 0o600); err != nil {
-		return fail(err)
+	c := &cluster{Cluster: local, workload: w}
+	// The apiserver's priority and fairness is the only limit, as for the controllers
+	// (the library's administrator configuration already has no client-side limit).
+	if c.client, err = client.NewWithWatch(local.Config, client.Options{Scheme: scheme}); err != nil {
+		return nil, errors.Join(err, local.Stop())
 	}
 	return c, nil
 }
 
-func (c *cluster) stop() error {
-	if c.kubeconfig != "" {
-		_ = os.Remove(c.kubeconfig)
-	}
-	return c.env.Stop()
-}
+func (c *cluster) stop() error { return c.Stop() }
 
 // populate creates the namespaces, pods and Foos.
 func (c *cluster) populate(ctx context.Context) error {

@@ -92,7 +92,7 @@ func measure(ctx context.Context, opts options, c *cluster, name string) (*Resul
 	if name == ours {
 		extraArgs = opts.managerArgs
 	}
-	p, err := startProcess(name, opts.binaries[name], extraArgs, c.kubeconfig, logPath(opts.resultsDir, name, w.pods, w.foos))
+	p, err := startProcess(name, opts.binaries[name], extraArgs, c.Kubeconfig, logPath(opts.resultsDir, name, w.pods, w.foos))
 	if err != nil {
 		return nil, err
 	}
@@ -263,13 +263,13 @@ func waitIdle(ctx context.Context, opts options, c *cluster, p *process) error {
 			}
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%s did not settle; see %s", p.name, p.log.Name())
+			return fmt.Errorf("%s did not settle; see %s", p.name, p.LogPath)
 		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-p.exited:
-			return fmt.Errorf("%s exited; see %s", p.name, p.log.Name())
+		case <-p.Exited():
+			return fmt.Errorf("%s exited; see %s", p.name, p.LogPath)
 		case <-time.After(poll):
 		}
 	}
@@ -289,8 +289,8 @@ func waitCPUIdle(ctx context.Context, opts options, p *process) (float64, error)
 		select {
 		case <-ctx.Done():
 			return 0, ctx.Err()
-		case <-p.exited:
-			return 0, fmt.Errorf("%s exited; see %s", p.name, p.log.Name())
+		case <-p.Exited():
+			return 0, fmt.Errorf("%s exited; see %s", p.name, p.LogPath)
 		case <-time.After(poll):
 		}
 		cpu, err := p.cpuSeconds()
@@ -301,7 +301,7 @@ func waitCPUIdle(ctx context.Context, opts options, p *process) (float64, error)
 			last, quietSince = cpu, time.Now()
 		}
 		if time.Now().After(deadline) {
-			return 0, fmt.Errorf("%s never stopped using CPU; see %s", p.name, p.log.Name())
+			return 0, fmt.Errorf("%s never stopped using CPU; see %s", p.name, p.LogPath)
 		}
 	}
 	return last, nil
@@ -311,7 +311,7 @@ func waitCPUIdle(ctx context.Context, opts options, p *process) (float64, error)
 // served, no-op and rejected writes included, and how many of them it rejected for a
 // conflict, from its apiserver_request_total metric.
 func (c *cluster) statusWrites(ctx context.Context) (writes, conflicts float64, err error) {
-	clientset, err := kubernetes.NewForConfig(c.config)
+	clientset, err := kubernetes.NewForConfig(c.Config)
 	if err != nil {
 		return 0, 0, err
 	}

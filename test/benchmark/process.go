@@ -22,16 +22,15 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/example/foo-operator/test/localcluster"
 )
 
 // The implementations, by the names the flags and the report use.
@@ -48,91 +47,43 @@ const clockTicksPerSecond = 100
 // process is one implementation running as its own process on this machine, serving its
 // client-go metrics, pprof and readiness on ports of 127.0.0.1.
 type process struct {
-	name                           string
-	cmd                            *exec.Cmd
-	log                            *os.File
-	metricsURL, readyURL, pprofURL string
-	started                        time.Time
-	exited                         chan struct{}
+	*localcluster.Manager
+	name                 string
+	metricsURL, pprofURL string
+	started              time.Time
 }
 
 // startProcess runs binary with the flags the manager takes, and extraArgs, against the
 // cluster of kubeconfig.
 func startProcess(name, binary string, extraArgs []string, kubeconfig, logPath string) (*process, error) {
-	ports, err := freePorts(3)
+	manager, err := localcluster.StartManager(localcluster.ManagerOptions{
+		Name: strings.TrimSuffix(filepath.Base(logPath), ".log"), LogDir: filepath.Dir(logPath),
+		Binary: binary, Kubeconfig: kubeconfig, Args: extraArgs,
+		// The references serve plain metrics by themselves.
+		PlainMetrics: name == ours, Pprof: true,
+	})
 	if err != nil {
 		return nil, err
 	}
-	metrics, probe, pprof := fmt.Sprintf("127.0.0.1:%d", ports[0]), fmt.Sprintf("127.0.0.1:%d", ports[1]), fmt.Sprintf("127.0.0.1:%d", ports[2])
-	log, err := os.Create(logPath)
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(binary,
-		"--metrics-bind-address="+metrics, "--health-probe-bind-address="+probe, "--pprof-bind-address="+pprof)
-	if name == ours {
-		cmd.Args = append(cmd.Args, "--metrics-secure=false")
-	}
-	cmd.Args = append(cmd.Args, extraArgs...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
-	cmd.Stdout, cmd.Stderr = log, log
-	// Should the benchmark itself be killed, the kernel takes the process down with it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		_ = log.Close()
-		return nil, fmt.Errorf("starting %s: %w", binary, err)
-	}
-	p := &process{
-		name: name, cmd: cmd, log: log, started: time.Now(), exited: make(chan struct{}),
-		metricsURL: "http://" + metrics + "/metrics",
-		readyURL:   "http://" + probe + "/readyz",
-		pprofURL:   "http://" + pprof + "/debug/pprof/",
-	}
-	go func() {
-		_ = cmd.Wait()
-		close(p.exited)
-	}()
-	return p, nil
+	return &process{
+		Manager: manager, name: name, started: time.Now(),
+		metricsURL: manager.MetricsURL("http"), pprofURL: manager.PprofURL(),
+	}, nil
 }
 
 // stop asks the process to end, as the kubelet would, and kills it if it does not.
 func (p *process) stop() {
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.exited:
-	case <-time.After(10 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-p.exited
-	}
-	_ = p.log.Close()
+	_, _ = p.Stop(10 * time.Second)
 }
 
-// waitReady polls the readiness endpoint until it answers 200.
+// waitReady waits until the process answers its readiness probe.
 func (p *process) waitReady(ctx context.Context, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for {
-		select {
-		case <-p.exited:
-			return fmt.Errorf("%s exited before it was ready; see %s", p.name, p.log.Name())
-		default:
-		}
-		if status, _, err := get(ctx, p.readyURL); err == nil && status == http.StatusOK {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s not ready after %s; see %s", p.name, timeout, p.log.Name())
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+	return p.WaitReady(ctx, timeout)
 }
 
 // cpuSeconds returns the CPU time the process has used, user and system.
 func (p *process) cpuSeconds() (float64, error) {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.PID()))
 	if err != nil {
 		return 0, err
 	}
@@ -155,7 +106,7 @@ func (p *process) cpuSeconds() (float64, error) {
 
 // peakRSSBytes returns the most resident memory the process has had (VmHWM).
 func (p *process) peakRSSBytes() (int64, error) {
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.PID()))
 	if err != nil {
 		return 0, err
 	}
@@ -166,7 +117,7 @@ func (p *process) peakRSSBytes() (int64, error) {
 			return kib * 1024, err
 		}
 	}
-	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", p.cmd.Process.Pid)
+	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", p.PID())
 }
 
 var heapAllocLine = regexp.MustCompile(`(?m)^# HeapAlloc = (\d+)$`)
@@ -289,26 +240,6 @@ func get(ctx context.Context, url string) (int, []byte, error) {
 	defer func() { _ = resp.Body.Close() }()
 	body, err := io.ReadAll(resp.Body)
 	return resp.StatusCode, body, err
-}
-
-// freePorts finds n ports of 127.0.0.1 that are free now.
-func freePorts(n int) ([]int, error) {
-	var ports []int
-	var listeners []net.Listener
-	defer func() {
-		for _, l := range listeners {
-			_ = l.Close()
-		}
-	}()
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		listeners = append(listeners, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }
 
 // logPath names the log file of an implementation in a scenario.

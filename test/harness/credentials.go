@@ -22,9 +22,6 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/utils/ptr"
 )
 
@@ -39,24 +36,4 @@ func (cp *ControlPlane) ServiceAccountToken(ctx context.Context, namespace, name
 		return "", fmt.Errorf("requesting a token for ServiceAccount %s/%s: %w", namespace, name, err)
 	}
 	return response.Status.Token, nil
-}
-
-// TokenConfig is a client configuration for the apiserver that authenticates with token only.
-func (cp *ControlPlane) TokenConfig(token string) *rest.Config {
-	return &rest.Config{
-		Host:            cp.Config.Host,
-		BearerToken:     token,
-		TLSClientConfig: rest.TLSClientConfig{CAData: cp.Config.CAData},
-	}
-}
-
-// WriteKubeconfig writes a kubeconfig for the apiserver that authenticates with token, for a
-// manager process to read through KUBECONFIG.
-func (cp *ControlPlane) WriteKubeconfig(path, token string) error {
-	config := clientcmdapi.NewConfig()
-	config.Clusters["test"] = &clientcmdapi.Cluster{Server: cp.Config.Host, CertificateAuthorityData: cp.Config.CAData}
-	config.AuthInfos["test"] = &clientcmdapi.AuthInfo{Token: token}
-	config.Contexts["test"] = &clientcmdapi.Context{Cluster: "test", AuthInfo: "test"}
-	config.CurrentContext = "test"
-	return clientcmd.WriteToFile(*config, path)
 }

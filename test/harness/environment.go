@@ -49,7 +49,7 @@ func SetUpEnvironment(ctx context.Context, workDirPrefix string) *Environment {
 	env.ManagerBin, err = BuildManager(env.WorkDir)
 	Expect(err).NotTo(HaveOccurred())
 
-	env.ControlPlane, err = StartControlPlane()
+	env.ControlPlane, err = StartControlPlane(ctx)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { Expect(env.ControlPlane.Stop()).To(Succeed()) })
 

@@ -43,7 +43,7 @@ func (cp *ControlPlane) OperatorKubeconfig(ctx context.Context, dir string) (str
 		return "", err
 	}
 	path := filepath.Join(dir, "operator.kubeconfig")
-	return path, cp.WriteKubeconfig(path, token)
+	return path, cp.WriteTokenKubeconfig(path, token)
 }
 
 // CreateNamespace creates a namespace with a generated name and returns the name.

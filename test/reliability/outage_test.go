@@ -26,6 +26,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/example/foo-operator/test/harness"
+	"github.com/example/foo-operator/test/localcluster"
 )
 
 // restartingOperator runs the manager as a kubelet runs a container with restartPolicy
@@ -33,7 +34,7 @@ import (
 // and it counts the restarts.
 type restartingOperator struct {
 	mu       sync.Mutex
-	all      []*harness.Manager
+	all      []*localcluster.Manager
 	restarts int
 	stop     chan struct{}
 	done     chan struct{}
@@ -43,15 +44,15 @@ func startRestartingOperator(ctx context.Context, name string) *restartingOperat
 	GinkgoHelper()
 	kubeconfig, err := controlPlane.OperatorKubeconfig(ctx, workDir)
 	Expect(err).NotTo(HaveOccurred())
-	start := func(n int) (*harness.Manager, error) {
-		return harness.StartManager(harness.ManagerOptions{
+	start := func(n int) (*localcluster.Manager, error) {
+		return localcluster.StartManager(localcluster.ManagerOptions{
 			Binary: managerBin, Kubeconfig: kubeconfig, LogDir: workDir, Name: fmt.Sprintf("%s-%d", name, n),
 			Args: harness.LeaderElectionArgs,
 		})
 	}
 	first, err := start(0)
 	Expect(err).NotTo(HaveOccurred())
-	r := &restartingOperator{all: []*harness.Manager{first}, stop: make(chan struct{}), done: make(chan struct{})}
+	r := &restartingOperator{all: []*localcluster.Manager{first}, stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(r.done)
 		backOff := time.Second
@@ -95,7 +96,7 @@ func startRestartingOperator(ctx context.Context, name string) *restartingOperat
 	return r
 }
 
-func (r *restartingOperator) current() *harness.Manager {
+func (r *restartingOperator) current() *localcluster.Manager {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.all[len(r.all)-1]
@@ -125,7 +126,7 @@ var _ = Describe("An apiserver outage", func() {
 		// exit; the outage counts from SIGTERM.
 		time.Sleep(max(0, outage-time.Since(stopping)))
 		starting := time.Now()
-		Expect(controlPlane.StartAPIServer()).To(Succeed())
+		Expect(controlPlane.StartAPIServer(ctx)).To(Succeed())
 		restarted := time.Now()
 		report("Time kube-apiserver took to start again", restarted.Sub(starting).Round(time.Millisecond).String())
 		report("Apiserver unavailable for", restarted.Sub(stopping).Round(time.Millisecond).String())

@@ -34,6 +34,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/example/foo-operator/test/harness"
+	"github.com/example/foo-operator/test/localcluster"
 )
 
 // This suite breaks things under the operator while it works: it kills and stops manager
@@ -70,11 +71,11 @@ var _ = BeforeSuite(func(ctx context.Context) {
 
 // startOperator runs one manager process with the operator's token and the shipped flags
 // plus extraArgs. It is stopped when the spec ends, and its log printed if the spec failed.
-func startOperator(ctx context.Context, name string, extraArgs ...string) *harness.Manager {
+func startOperator(ctx context.Context, name string, extraArgs ...string) *localcluster.Manager {
 	GinkgoHelper()
 	kubeconfig, err := controlPlane.OperatorKubeconfig(ctx, workDir)
 	Expect(err).NotTo(HaveOccurred())
-	manager, err := harness.StartManager(harness.ManagerOptions{
+	manager, err := localcluster.StartManager(localcluster.ManagerOptions{
 		Binary: managerBin, Kubeconfig: kubeconfig, LogDir: workDir, Name: name,
 		Args: append(append([]string{}, harness.LeaderElectionArgs...), extraArgs...),
 	})
@@ -89,12 +90,12 @@ func startOperator(ctx context.Context, name string, extraArgs ...string) *harne
 }
 
 // isLeader tells whether manager has become leader, from its log.
-func isLeader(manager *harness.Manager) func() bool {
+func isLeader(manager *localcluster.Manager) func() bool {
 	return func() bool { return strings.Contains(manager.Logs(), "Successfully acquired lease") }
 }
 
 // isCandidate tells whether manager has started to compete for the lease, from its log.
-func isCandidate(manager *harness.Manager) func() bool {
+func isCandidate(manager *localcluster.Manager) func() bool {
 	return func() bool { return strings.Contains(manager.Logs(), "Attempting to acquire leader lease") }
 }
 

@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/example/foo-operator/test/harness"
+	"github.com/example/foo-operator/test/localcluster"
 )
 
 // This suite installs the operator as shipped (config/default) on an apiserver with RBAC
@@ -55,11 +56,11 @@ var _ = BeforeSuite(func(ctx context.Context) {
 // startOperator runs the manager binary with the operator ServiceAccount's token and the
 // flags of config/manager. It is stopped when the spec ends, and its log is printed if the
 // spec failed.
-func startOperator(ctx context.Context, name string) *harness.Manager {
+func startOperator(ctx context.Context, name string) *localcluster.Manager {
 	GinkgoHelper()
 	kubeconfig, err := controlPlane.OperatorKubeconfig(ctx, workDir)
 	Expect(err).NotTo(HaveOccurred())
-	manager, err := harness.StartManager(harness.ManagerOptions{
+	manager, err := localcluster.StartManager(localcluster.ManagerOptions{
 		Binary: managerBin, Kubeconfig: kubeconfig, LogDir: workDir, Name: name,
 		Args: harness.LeaderElectionArgs,
 	})
