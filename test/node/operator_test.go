@@ -1,0 +1,121 @@
+//go:build node
+
+/*
+Copyright 2026 The foo-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package node
+
+import (
+	"context"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/example/foo-operator/test/harness"
+	"github.com/example/foo-operator/test/localcluster"
+)
+
+var _ = Describe("The operator's pod", Ordered, func() {
+	AfterEach(operatorLogsOnFailure)
+
+	It("runs the registry's image from config/default, admitted as restricted and Ready through its probe", func(ctx context.Context) {
+		namespace := &corev1.Namespace{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: harness.OperatorNamespace}, namespace)).To(Succeed())
+		Expect(namespace.Labels).To(HaveKeyWithValue("pod-security.kubernetes.io/enforce", "restricted"))
+
+		pod, err := operatorPod(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(pod.Spec.Containers[0].Image).To(Equal(operatorImage))
+		Expect(pod.Spec.Containers[0].ReadinessProbe).NotTo(BeNil())
+		Expect(pod.Status.ContainerStatuses).To(ConsistOf(HaveField("Ready", BeTrue())))
+		// The image the node runs is the one in the registry, by digest.
+		Expect(pod.Status.ContainerStatuses[0].ImageID).To(HavePrefix(cluster.Registry.Host+"/foo-operator@sha256:"),
+			"the container's image ID")
+
+		By("checking that the namespace really enforces the level: a pod without the restricted settings is refused")
+		unrestricted := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: harness.OperatorNamespace, Name: "unrestricted"},
+			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: cluster.Image("pause")}}},
+		}
+		err = k8sClient.Create(ctx, unrestricted)
+		Expect(apierrors.IsForbidden(err)).To(BeTrue(), "creating a pod that is not restricted gave %v", err)
+		Expect(err.Error()).To(ContainSubstring(`violates PodSecurity "restricted:latest"`))
+	})
+
+	It("is restarted in the same pod when its process is killed", func(ctx context.Context) {
+		pod, err := operatorPod(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		restarts := pod.Status.ContainerStatuses[0].RestartCount
+
+		Expect(cluster.SignalContainer(ctx, pod.Status.ContainerStatuses[0].ContainerID, "SIGKILL")).To(Succeed())
+
+		var last corev1.Pod
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(pod), &last)).To(Succeed())
+			status := last.Status.ContainerStatuses[0]
+			g.Expect(status.RestartCount).To(Equal(restarts + 1))
+			g.Expect(status.LastTerminationState.Terminated).NotTo(BeNil())
+			g.Expect(status.LastTerminationState.Terminated.ExitCode).To(BeEquivalentTo(137), "killed by SIGKILL")
+			g.Expect(status.Ready).To(BeTrue())
+		}).WithContext(ctx).Should(Succeed(), func() string { return "the pod restarted and Ready; it is " + localcluster.DescribePod(&last) })
+		Expect(last.UID).To(Equal(pod.UID), "the same pod, not a new one")
+	})
+
+	It("hands the leader Lease to the pod that replaces a deleted one", func(ctx context.Context) {
+		pod, err := operatorPod(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		// controller-runtime names a candidate after its host name, a pod's name, and a UUID.
+		Eventually(leaseHolder).WithContext(ctx).Should(HavePrefix(pod.Name+"_"), "the lease held by %s", pod.Name)
+
+		Expect(k8sClient.Delete(ctx, pod)).To(Succeed())
+
+		var replacement *corev1.Pod
+		Eventually(func(g Gomega) {
+			replacement, err = operatorPod(ctx)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(replacement.UID).NotTo(Equal(pod.UID))
+			g.Expect(replacement.Status.ContainerStatuses).To(ConsistOf(HaveField("Ready", BeTrue())))
+		}).WithContext(ctx).Should(Succeed(), "a new Ready pod of the operator")
+		Eventually(leaseHolder).WithContext(ctx).Should(HavePrefix(replacement.Name+"_"), "the lease held by the new pod %s", replacement.Name)
+
+		By("reconciling under the new leader")
+		namespace := createNamespace(ctx, "leader-", nil)
+		foo := harness.NewFoo(namespace, "foo", "jack")
+		Expect(k8sClient.Create(ctx, foo)).To(Succeed())
+		runFriend(ctx, namespace, "jack")
+		expectHappy(ctx, types.NamespacedName{Namespace: namespace, Name: "foo"}, true, "FriendFound")
+	})
+})
+
+// leaseHolder is who holds the operator's leader election Lease now.
+func leaseHolder(ctx context.Context) (string, error) {
+	lease := &coordinationv1.Lease{}
+	key := client.ObjectKey{Namespace: harness.OperatorNamespace, Name: harness.LeaderElectionLease}
+	if err := k8sClient.Get(ctx, key, lease); err != nil {
+		return "", err
+	}
+	if lease.Spec.HolderIdentity == nil {
+		return "", nil
+	}
+	return strings.TrimSpace(*lease.Spec.HolderIdentity), nil
+}

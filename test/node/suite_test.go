@@ -1,0 +1,213 @@
+//go:build node
+
+/*
+Copyright 2026 The foo-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package node runs the operator as users do: on a node (kubelet, containerd, runc,
+// kube-proxy, CoreDNS) of a local cluster, deployed from config/default with its image
+// pulled from the cluster's registry. It checks what only a node can show: Pod Security
+// admission of the real pod, probes, restarts, the Lease handed over between pods, metrics
+// reached through the Service from another pod, friend pods that really run and terminate,
+// and what a user sees when an image is missing. Run it with `make test-node` (as root).
+package node
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/example/foo-operator/test/harness"
+	"github.com/example/foo-operator/test/localcluster"
+)
+
+var (
+	cluster   *localcluster.Cluster
+	k8sClient client.Client
+	clientset kubernetes.Interface
+	// operatorImage is the manager image the operator's Deployment runs, in the registry.
+	operatorImage string
+	// installed is what config/default rendered to, as deployed.
+	installed []*unstructured.Unstructured
+)
+
+func TestNode(t *testing.T) {
+	RegisterFailHandler(Fail)
+	SetDefaultEventuallyTimeout(2 * time.Minute)
+	SetDefaultEventuallyPollingInterval(200 * time.Millisecond)
+	RunSpecs(t, "Node suite")
+}
+
+// requiredEnv returns the value of the environment variable name, which `make test-node` sets.
+func requiredEnv(name, what string) string {
+	value := os.Getenv(name)
+	Expect(value).NotTo(BeEmpty(), "%s must name %s: run the suite with `make test-node`", name, what)
+	return value
+}
+
+var _ = BeforeSuite(func(ctx context.Context) {
+	dir := requiredEnv("NODE_TEST_DIR", "the folder of the suite's local cluster")
+	operatorImages := requiredEnv("OPERATOR_IMAGES", "the OCI image layout holding the manager image foo-operator:test")
+
+	By("starting a local cluster with a node and a registry")
+	var err error
+	cluster, err = localcluster.Start(ctx, localcluster.Options{
+		Dir: dir, KeepLogs: true, Assets: localcluster.AssetsFromEnv(), Progress: GinkgoWriter,
+		Node: true, Registry: true,
+	})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() { Expect(cluster.Stop()).To(Succeed()) })
+	k8sClient, err = client.New(cluster.Config, client.Options{Scheme: harness.Scheme})
+	Expect(err).NotTo(HaveOccurred())
+	clientset = cluster.Clientset
+
+	By("pushing the manager image to the cluster's registry")
+	images, err := cluster.Registry.PushLayout(ctx, operatorImages)
+	Expect(err).NotTo(HaveOccurred())
+	operatorImage = images["foo-operator:test"]
+	Expect(operatorImage).NotTo(BeEmpty(), "%s holds no foo-operator image", operatorImages)
+
+	By("deploying config/default with the manager image " + operatorImage)
+	installed, err = harness.Render("default")
+	Expect(err).NotTo(HaveOccurred())
+	for _, object := range installed {
+		object = object.DeepCopy()
+		if object.GetKind() == "Deployment" {
+			containers, _, _ := unstructured.NestedSlice(object.Object, "spec", "template", "spec", "containers")
+			containers[0].(map[string]any)["image"] = operatorImage
+			Expect(unstructured.SetNestedSlice(object.Object, containers, "spec", "template", "spec", "containers")).To(Succeed())
+		}
+		Expect(k8sClient.Create(ctx, object)).To(Succeed(), "creating %s %s", object.GetKind(), object.GetName())
+	}
+	Expect(cluster.WaitDeploymentAvailable(ctx, harness.OperatorNamespace, harness.OperatorDeployment, 2*time.Minute)).To(Succeed())
+}, NodeTimeout(5*time.Minute))
+
+// On failure, show what the processes of the cluster said; the operator's own log is
+// printed by the spec that failed (operatorLogsOnFailure).
+var _ = ReportAfterSuite("process logs", func(report Report) {
+	if report.SuiteSucceeded || cluster == nil {
+		return
+	}
+	fmt.Println(cluster.LogTails(80))
+})
+
+// operatorLogsOnFailure prints the logs of the operator's pods if the current spec failed.
+func operatorLogsOnFailure(ctx context.Context) {
+	if !CurrentSpecReport().Failed() {
+		return
+	}
+	pods, err := clientset.CoreV1().Pods(harness.OperatorNamespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		GinkgoWriter.Printf("listing the operator's pods: %v\n", err)
+		return
+	}
+	for _, pod := range pods.Items {
+		GinkgoWriter.Printf("Pod %s: %s\n", pod.Name, localcluster.DescribePod(&pod))
+		logs, err := clientset.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, &corev1.PodLogOptions{TailLines: ptrTo[int64](50)}).DoRaw(ctx)
+		GinkgoWriter.Printf("Its log (%v):\n%s\n", err, logs)
+	}
+}
+
+func ptrTo[T any](value T) *T { return &value }
+
+// operatorPod returns the one running pod of the operator's Deployment.
+func operatorPod(ctx context.Context) (*corev1.Pod, error) {
+	deployment := &appsv1.Deployment{}
+	if err := k8sClient.Get(ctx, client.ObjectKey{Namespace: harness.OperatorNamespace, Name: harness.OperatorDeployment}, deployment); err != nil {
+		return nil, err
+	}
+	selector, err := metav1.LabelSelectorAsSelector(deployment.Spec.Selector)
+	if err != nil {
+		return nil, err
+	}
+	var pods corev1.PodList
+	if err := k8sClient.List(ctx, &pods, client.InNamespace(harness.OperatorNamespace), client.MatchingLabelsSelector{Selector: selector}); err != nil {
+		return nil, err
+	}
+	var running []corev1.Pod
+	for _, pod := range pods.Items {
+		if pod.DeletionTimestamp == nil {
+			running = append(running, pod)
+		}
+	}
+	if len(running) != 1 {
+		return nil, fmt.Errorf("want one pod of the operator, found %d: %s", len(running),
+			cluster.DescribePods(ctx, harness.OperatorNamespace, selector.String()))
+	}
+	return &running[0], nil
+}
+
+// createNamespace creates a namespace with a generated name, deleted when the spec ends.
+func createNamespace(ctx context.Context, prefix string, labels map[string]string) string {
+	GinkgoHelper()
+	namespace := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix, Labels: labels}}
+	Expect(k8sClient.Create(ctx, namespace)).To(Succeed())
+	DeferCleanup(func(ctx context.Context) {
+		Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, namespace))).To(Succeed())
+	})
+	// Pods are refused until the namespace's default ServiceAccount exists.
+	Eventually(func() error {
+		return k8sClient.Get(ctx, client.ObjectKey{Namespace: namespace.Name, Name: "default"}, &corev1.ServiceAccount{})
+	}).WithContext(ctx).Should(Succeed(), "the default ServiceAccount of %s", namespace.Name)
+	return namespace.Name
+}
+
+// restrictedPod is a pod that the restricted Pod Security level admits, running image.
+func restrictedPod(namespace, name, image string, args ...string) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
+		Spec: corev1.PodSpec{
+			RestartPolicy: corev1.RestartPolicyNever,
+			SecurityContext: &corev1.PodSecurityContext{
+				RunAsNonRoot: ptrTo(true), RunAsUser: ptrTo[int64](65532),
+				SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+			},
+			Containers: []corev1.Container{{
+				Name: "main", Image: image, Args: args,
+				SecurityContext: &corev1.SecurityContext{
+					AllowPrivilegeEscalation: ptrTo(false),
+					Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+				},
+			}},
+		},
+	}
+}
+
+// runToCompletion creates pod and waits for it to end, then returns its exit code and log.
+func runToCompletion(ctx context.Context, pod *corev1.Pod) (int32, string) {
+	GinkgoHelper()
+	Expect(k8sClient.Create(ctx, pod)).To(Succeed())
+	var last corev1.Pod
+	Eventually(func() corev1.PodPhase {
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(pod), &last)).To(Succeed())
+		return last.Status.Phase
+	}).WithContext(ctx).Should(BeElementOf(corev1.PodSucceeded, corev1.PodFailed),
+		func() string { return "pod " + pod.Name + " to end; it is " + localcluster.DescribePod(&last) })
+	logs, err := clientset.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, &corev1.PodLogOptions{}).DoRaw(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(last.Status.ContainerStatuses).To(HaveLen(1))
+	return last.Status.ContainerStatuses[0].State.Terminated.ExitCode, string(logs)
+}
