@@ -77,7 +77,7 @@ tidy: ## Tidy go.mod of the operator and of every tools module.
 # TEST_ENV is what the tests need to find: the control plane, kustomize to render config/,
 # the kubectl whose output they check, opm to validate the catalog, operator-sdk to validate
 # the OperatorHub submission, and the registry the local-cluster library runs.
-TEST_ENV = KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" KUSTOMIZE="$(KUSTOMIZE)" TEST_ASSET_KUBECTL="$(KUBECTL_LOCAL)" OPM="$(OPM)" OPERATOR_SDK="$(OPERATOR_SDK)" REGISTRY="$(REGISTRY)"
+TEST_ENV = KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" KUSTOMIZE="$(KUSTOMIZE)" TEST_ASSET_KUBECTL="$(KUBECTL_LOCAL)" OPM="$(OPM)" OPERATOR_SDK="$(OPERATOR_SDK)" REGISTRY_SERVER="$(REGISTRY_SERVER)"
 
 .PHONY: test
 test: manifests generate fmt vet envtest kustomize kubectl opm operator-sdk stage-bundle registry ## Run all tests but the long reliability ones against a local kube-apiserver and etcd (built on first use).
@@ -87,22 +87,52 @@ test: manifests generate fmt vet envtest kustomize kubectl opm operator-sdk stag
 test-reliability: manifests generate fmt vet envtest kustomize ## Run the long tests that kill managers and stop the apiserver under load (a few minutes).
 	$(TEST_ENV) go test ./test/reliability/... -timeout 20m -v -ginkgo.no-color
 
-# E2E_LOGS is the folder where the end-to-end tests keep the log of every process they start.
-E2E_LOGS ?= $(LOCALBIN)/e2e-logs
-E2E_TEST := $(LOCALBIN)/e2e.test
+# E2E_DIR holds the OLM suite's local cluster (its logs/ keeps the log of every process)
+# and the images it adds to those of test-images: OLM's own and scorecard-test.
+E2E_DIR ?= $(LOCALBIN)/e2e
+E2E_TEST = $(LOCALBIN)/e2e.test
+E2E_IMAGES = $(E2E_DIR)/images
+# The suite's registry serves on this address inside the suite's own network namespace,
+# where it is free by construction; quay.io is mirrored there (see test/e2e).
+OLM_IMAGE = 127.0.0.1:5000/operator-framework/olm:$(OLM_VERSION)
+SCORECARD_TEST_IMAGE = quay.io/operator-framework/scorecard-test:$(OPERATOR_SDK_VERSION)
+# OLM_MODULE is OLM's module where Go keeps it: the suite renders OLM's release manifests
+# from its chart and values.
+OLM_MODULE = $(shell cd hack/tools/olm && go list -m -f '{{.Dir}}' $(OLM_PKG))
 
-# test-e2e runs the suite in a network namespace of its own, where only loopback exists:
-# everything it starts listens on 127.0.0.1, except OLM's health server, which binds :8080 on
-# every interface and has no flag to change that. Needs root (unshare), as in CI.
+# test-e2e runs the three ways users install the operator, with OLM installed from its
+# release manifests and running as pods on a local cluster's node, every image from the
+# local registry: `operator-sdk run bundle`, a catalog image, and `make deploy`; and the
+# scorecard. It runs in a network namespace of its own (the cluster's namespaces nest
+# in it), so that the registry's fixed address is free. Needs root.
 .PHONY: test-e2e
-test-e2e: build envtest kube-controller-manager olm catalog-server opm ## Install, upgrade and uninstall the operator with real OLM against a local control plane (tools built on first use).
+test-e2e: test-images-build node olm scorecard-test operator-sdk opm kustomize helm imagebuilder ## Install, upgrade and uninstall the operator with OLM running on a local cluster's node: run bundle, catalog, make deploy, scorecard (as root).
+	@rm -rf $(E2E_IMAGES)
+	@$(IMAGEBUILDER) olm --store $(E2E_IMAGES) --bin $(OLM_BIN) --busybox $$(command -v busybox) --platform linux/$(GOARCH) --tag $(OLM_IMAGE)
+	@$(IMAGEBUILDER) scorecard-test --store $(E2E_IMAGES) --binary $(SCORECARD_TEST) --platform linux/$(GOARCH) --tag $(SCORECARD_TEST_IMAGE)
 	go vet -tags e2e ./test/e2e/...
 	go test -c -tags e2e -o $(E2E_TEST) ./test/e2e
-	cd test/e2e && KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" KUBE_CONTROLLER_MANAGER="$(KUBE_CONTROLLER_MANAGER)" \
-		OLM="$(OLM)" OLM_CATALOG="$(OLM_CATALOG)" CATALOG_SERVER="$(CATALOG_SERVER)" OPM="$(OPM)" \
-		MANAGER="$(LOCALBIN)/manager" E2E_LOGS="$(E2E_LOGS)" \
+	cd test/e2e && $(NODE_ENV) KUSTOMIZE="$(KUSTOMIZE)" OPERATOR_SDK="$(OPERATOR_SDK)" OPM="$(OPM)" IMAGEBUILDER="$(IMAGEBUILDER)" \
+		HELM="$(HELM)" OLM_MODULE="$(OLM_MODULE)" \
+		KUBECTL="$(KUBECTL_LOCAL)" E2E_DIR="$(E2E_DIR)/cluster" IMAGE_STORES="$(IMAGE_TEST_DIR)/store $(E2E_IMAGES)" \
+		IMAGE_CHECKOUT="$(IMAGE_TEST_DIR)/checkout" IMAGE_TAG_BASE="$(IMAGE_TEST_BASE)" OLM_IMAGE="$(OLM_IMAGE)" OPM_IMAGE="$(OPM_IMAGE)" \
 		unshare --net -- sh -c 'ip link set lo up && exec "$$0" "$$@"' \
-		$(E2E_TEST) -test.v -test.timeout 30m -ginkgo.v -ginkgo.no-color
+		$(E2E_TEST) -test.v -test.timeout 50m -ginkgo.v -ginkgo.no-color
+
+# NODE_TEST_DIR holds the node suite's local cluster (whose logs/ keeps the log of every
+# process) and the manager image it deploys.
+NODE_TEST_DIR ?= $(LOCALBIN)/node-test
+
+# test-node builds the manager image for this machine's platform into an image layout; the
+# suite pushes it to its cluster's registry and deploys config/default with it.
+.PHONY: test-node
+test-node: node imagebuilder kustomize manifests ## Run the operator as a pod on a local cluster with a real node, and check what only a node shows (as root).
+	@rm -rf $(NODE_TEST_DIR)/images
+	@$(IMAGEBUILDER) manager --store $(NODE_TEST_DIR)/images --context . --platforms linux/$(GOARCH) --tag foo-operator:test
+	go vet -tags node ./test/node
+	go test -c -tags node -o $(LOCALBIN)/node.test ./test/node
+	cd test/node && $(NODE_ENV) KUSTOMIZE="$(KUSTOMIZE)" NODE_TEST_DIR="$(NODE_TEST_DIR)/cluster" \
+		OPERATOR_IMAGES="$(NODE_TEST_DIR)/images" $(LOCALBIN)/node.test -test.v -test.timeout 20m -ginkgo.v -ginkgo.no-color
 
 # IMAGE_TEST_DIR is where the image tests keep their copy of the project, the images they
 # built, the registry's storage and the logs.
@@ -113,20 +143,25 @@ IMAGE_TEST_DIR ?= $(LOCALBIN)/image-test
 IMAGE_TEST_BASE := 127.0.0.1:5000/acme/nested/foo-operator
 IMAGE_TEST_ENV = LOCALBIN="$(LOCALBIN)" IMAGE_TAG_BASE="$(IMAGE_TEST_BASE)" IMAGE_STORE="$(IMAGE_TEST_DIR)/store"
 
-# test-images publishes every release as a user would, to a real registry, and checks every
-# image reference a cluster would pull. The images are built in a copy of the project (the
-# publishing targets regenerate bundle/ and catalog/ for IMAGE_TAG_BASE), before entering
-# the network namespace; there the registry starts and `make images-push` pushes them.
-.PHONY: test-images
-test-images: registry opm operator-sdk imagebuilder stage-bundle kustomize controller-gen ## Build, push and check every image of every release against a local registry (needs root).
+# test-images-build builds every image of every release as a user would publish them, in a
+# copy of the project (the publishing targets regenerate bundle/ and catalog/ for
+# IMAGE_TAG_BASE), into IMAGE_TEST_DIR/store; test-images and test-e2e push them.
+.PHONY: test-images-build
+test-images-build: registry opm operator-sdk imagebuilder stage-bundle kustomize controller-gen
 	@rm -rf $(IMAGE_TEST_DIR) && mkdir -p $(IMAGE_TEST_DIR)/checkout
-	@tar -c --exclude=./bin --exclude=./.demo --exclude=./bench-results . | tar -x -C $(IMAGE_TEST_DIR)/checkout
+	@tar -c --exclude=./bin --exclude=./.demo --exclude=./bench-results --exclude=./test/e2e/olm/release . | tar -x -C $(IMAGE_TEST_DIR)/checkout
 	@start=$$(date +%s); \
 		$(IMAGE_TEST_ENV) $(MAKE) --no-print-directory -C $(IMAGE_TEST_DIR)/checkout images CONTAINER_TOOL=imagebuilder; \
 		echo "==> Built every image under $(IMAGE_TEST_BASE) in $$(( $$(date +%s) - start ))s"
+
+# test-images publishes every release to a real registry and checks every image reference
+# a cluster would pull. In a network namespace of its own the registry starts and `make
+# images-push` pushes the images test-images-build built.
+.PHONY: test-images
+test-images: test-images-build ## Build, push and check every image of every release against a local registry (needs root).
 	go vet -tags images ./test/images
 	go test -c -tags images -o $(LOCALBIN)/images.test ./test/images
-	cd test/images && $(IMAGE_TEST_ENV) REGISTRY="$(REGISTRY)" OPM="$(OPM)" OPERATOR_SDK="$(OPERATOR_SDK)" \
+	cd test/images && $(IMAGE_TEST_ENV) REGISTRY_SERVER="$(REGISTRY_SERVER)" OPM="$(OPM)" OPERATOR_SDK="$(OPERATOR_SDK)" \
 		IMAGE_CHECKOUT="$(IMAGE_TEST_DIR)/checkout" IMAGE_TEST_DIR="$(IMAGE_TEST_DIR)" GOPROXY=off \
 		unshare --net -- sh -c 'ip link set lo up && exec "$$0" "$$@"' \
 		$(LOCALBIN)/images.test -test.v -test.timeout 20m
@@ -145,29 +180,31 @@ verify: ## Regenerate every generated file (code, manifests, bundle, catalog) an
 
 ##@ Try it on this machine
 
-# DEMO_DIR is the demo's scratch folder: the control plane's data, kubeconfigs and logs.
+# DEMO_DIR is the scratch folder of the demo and of `make cluster`: their clusters' data,
+# kubeconfigs, logs, and the local registry's images.
 DEMO_DIR ?= $(CURDIR)/.demo
 
 # DEMO_KUBECTL is the kubectl the demo drives: the one on PATH, or else one built from Go
 # modules at the control plane's version.
 DEMO_KUBECTL ?= $(or $(shell command -v kubectl 2>/dev/null),$(KUBECTL_LOCAL))
 
-# The control plane library keeps port reservations in the user's cache folder; pointing it
-# into DEMO_DIR leaves nothing of the demo outside the project.
-DEMO = XDG_CACHE_HOME="$(DEMO_DIR)/cache" $(LOCALBIN)/demo --dir "$(DEMO_DIR)" \
-	--assets "$(ENVTEST_ASSETS)" --manager "$(LOCALBIN)/manager" --kubectl "$(DEMO_KUBECTL)"
+DEMO = $(LOCALBIN)/demo --dir "$(DEMO_DIR)" --kubectl "$(DEMO_KUBECTL)"
 
 .PHONY: demo
 demo: build envtest demo-program demo-kubectl ## Show the operator at work on a local kube-apiserver and etcd, then stop everything.
-	@$(DEMO)
+	@KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(DEMO) --manager "$(LOCALBIN)/manager"
 
-.PHONY: dev-cluster
-dev-cluster: build envtest demo-program demo-kubectl registry ## Leave a local control plane, the manager and an image registry running, for kubectl and make publish.
-	@$(DEMO) --dev-cluster --registry $(REGISTRY)
+.PHONY: demo-node
+demo-node: node imagebuilder kustomize controller-gen demo-program demo-kubectl ## Play the same story on a local cluster with a real node, the operator deployed as a pod (as root).
+	@$(NODE_ENV) $(DEMO) --node
 
-.PHONY: dev-cluster-down
-dev-cluster-down: demo-program ## Stop what `make dev-cluster` started.
-	@$(DEMO) --dev-cluster-down
+.PHONY: cluster
+cluster: node imagebuilder kustomize controller-gen demo-program demo-kubectl ## Leave a local cluster with a real node and an image registry running, for kubectl and make (as root).
+	@$(NODE_ENV) $(DEMO) --cluster
+
+.PHONY: cluster-down
+cluster-down: demo-program ## Stop what `make cluster` started.
+	@$(DEMO) --cluster-down
 
 .PHONY: demo-program
 demo-program:
@@ -356,7 +393,7 @@ endif
 # architecture.
 .PHONY: opm-image
 opm-image: imagebuilder opm-static grpc-health-probe
-	@$(IMAGEBUILDER) opm --store $(IMAGE_STORE) --opm $(OPM_STATIC) --health-probe $(GRPC_HEALTH_PROBE) \
+	@$(IMAGEBUILDER) opm --store $(IMAGE_STORE) --opm $(OPM_STATIC) --health-probe $(GRPC_HEALTH_PROBE) --busybox $$(command -v busybox) \
 		--platform $(OPM_IMAGE_PLATFORM) --tag $(OPM_IMAGE)
 
 # images builds every image of every release (manager, bundle), then the catalog image;
@@ -421,10 +458,18 @@ install: manifests kustomize ## Install the CRD into the cluster of the current 
 uninstall: manifests kustomize ## Remove the CRD (and every Foo) from the cluster. Call with ignore-not-found=true to ignore missing resources.
 	$(KUSTOMIZE) build config/crd | $(KUBECTL) delete --ignore-not-found=$(ignore-not-found) -f -
 
+# deploy renders config/default through an overlay of its own under bin/, which sets the
+# manager's image to IMG: deploying never edits a tracked file.
+DEPLOY_OVERLAY = $(LOCALBIN)/deploy
+
 .PHONY: deploy
 deploy: manifests kustomize ## Deploy the operator with image IMG into the cluster of the current kubeconfig.
-	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMG)
-	$(KUSTOMIZE) build config/default | $(KUBECTL) apply -f -
+	@rm -rf $(DEPLOY_OVERLAY) && mkdir -p $(DEPLOY_OVERLAY)
+	@printf '%s\n' 'resources:' "- $$(realpath --relative-to=$(DEPLOY_OVERLAY) config/default)" 'patches:' '- target:' \
+		'    kind: Deployment' '    labelSelector: control-plane=controller-manager' '  patch: |-' \
+		'    - op: replace' '      path: /spec/template/spec/containers/0/image' '      value: $(IMG)' \
+		> $(DEPLOY_OVERLAY)/kustomization.yaml
+	$(KUSTOMIZE) build $(DEPLOY_OVERLAY) | $(KUBECTL) apply -f -
 
 .PHONY: undeploy
 undeploy: kustomize ## Remove the operator from the cluster. Call with ignore-not-found=true to ignore missing resources.
@@ -435,7 +480,8 @@ undeploy: kustomize ## Remove the operator from the cluster. Call with ignore-no
 # Every tool is built from a pinned Go module under hack/tools into LOCALBIN, named with its
 # version so that a version bump in a tools go.mod builds the new one.
 LOCALBIN ?= $(CURDIR)/bin
-TOOLS_MODULES := hack/tools hack/tools/kubernetes hack/tools/etcd hack/tools/operator-sdk hack/tools/opm hack/tools/olm hack/tools/registry
+TOOLS_MODULES := hack/tools hack/tools/kubernetes hack/tools/etcd hack/tools/operator-sdk hack/tools/opm hack/tools/olm hack/tools/registry \
+	hack/tools/containerd hack/tools/coredns hack/tools/helm
 
 # mod-version prints the version at which the go.mod in folder $(1) requires module $(2).
 mod-version = $(shell awk '$$1 == "require" { $$1 = ""; $$0 = $$0 } $$1 == "$(2)" { print $$2; exit }' $(1)/go.mod)
@@ -450,13 +496,16 @@ OPM_VERSION := $(call mod-version,hack/tools/opm,github.com/operator-framework/o
 OLM_VERSION := $(call mod-version,hack/tools/olm,github.com/operator-framework/operator-lifecycle-manager)
 REGISTRY_VERSION := $(call mod-version,hack/tools/registry,github.com/distribution/distribution/v3)
 GRPC_HEALTH_PROBE_VERSION := $(call mod-version,hack/tools/opm,github.com/grpc-ecosystem/grpc-health-probe)
+CONTAINERD_VERSION := $(call mod-version,hack/tools/containerd,github.com/containerd/containerd/v2)
+COREDNS_VERSION := $(call mod-version,hack/tools/coredns,github.com/coredns/coredns)
+HELM_VERSION := $(call mod-version,hack/tools/helm,helm.sh/helm/v4)
 
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
 OPERATOR_SDK ?= $(LOCALBIN)/operator-sdk-$(OPERATOR_SDK_VERSION)
 OPM ?= $(LOCALBIN)/opm-$(OPM_VERSION)
 CRD_REF_DOCS ?= $(LOCALBIN)/crd-ref-docs-$(CRD_REF_DOCS_VERSION)
-REGISTRY ?= $(LOCALBIN)/registry-$(REGISTRY_VERSION)
+REGISTRY_SERVER ?= $(LOCALBIN)/registry-$(REGISTRY_VERSION)
 # The binaries of the opm base image: static, for the image's platform.
 # opm is built without cgo (none of what this project runs needs its SQLite), so on Linux the
 # opm of this machine is static and serves as the image's; elsewhere one is cross-compiled.
@@ -472,9 +521,9 @@ STAGE_BUNDLE ?= $(LOCALBIN)/stage-bundle
 # without a kubectl.
 KUBECTL_VERSION := $(patsubst v%,%,$(call mod-version,hack/tools/kubernetes,k8s.io/kubernetes))
 KUBECTL_LOCAL ?= $(LOCALBIN)/kubectl-v$(KUBECTL_VERSION)
-OLM ?= $(LOCALBIN)/olm-$(OLM_VERSION)
-OLM_CATALOG ?= $(LOCALBIN)/catalog-$(OLM_VERSION)
-CATALOG_SERVER ?= $(LOCALBIN)/catalog-server-$(OPM_VERSION)
+OLM_BIN ?= $(LOCALBIN)/olm-$(OLM_VERSION)
+SCORECARD_TEST ?= $(LOCALBIN)/scorecard-test-$(OPERATOR_SDK_VERSION)
+HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
 
 # ENVTEST_ASSETS holds the control plane the tests run against (KUBEBUILDER_ASSETS).
 ENVTEST_ASSETS ?= $(LOCALBIN)/k8s/$(KUBE_VERSION)-etcd-$(ETCD_VERSION)-$(GOOS)-$(GOARCH)
@@ -499,7 +548,7 @@ define go-build-tool
 @mkdir -p $(dir $(1))
 @echo "==> Building $(notdir $(1)) from $(3) (first use only)"
 @start=$$(date +%s); \
-	cd $(2) && $(5) go build $(4) -o $(1).tmp $(3) && mv $(1).tmp $(1); \
+	cd $(2) && $(5) go build $(4) -o $(1).tmp $(3) && mv $(1).tmp $(1) || exit 1; \
 	echo "==> Built $(notdir $(1)) in $$(( $$(date +%s) - start ))s"
 endef
 
@@ -530,14 +579,69 @@ $(ENVTEST_ASSETS)/kube-apiserver:
 $(ENVTEST_ASSETS)/etcd:
 	$(call go-build-tool,$@,hack/tools/etcd,go.etcd.io/etcd/server/v3,-ldflags "-s -w")
 
-# KUBE_CONTROLLER_MANAGER runs only its garbage collector in the end-to-end tests: OLM relies
-# on it to delete what an uninstalled operator owned.
+# KUBE_CONTROLLER_MANAGER runs beside the apiserver wherever the tests need its controllers
+# (the garbage collector, ServiceAccounts, Deployments), and always with a node.
 KUBE_CONTROLLER_MANAGER ?= $(ENVTEST_ASSETS)/kube-controller-manager
 
 .PHONY: kube-controller-manager
-kube-controller-manager: $(KUBE_CONTROLLER_MANAGER) ## Build kube-controller-manager for the end-to-end tests.
+kube-controller-manager: $(KUBE_CONTROLLER_MANAGER) ## Build kube-controller-manager.
 $(KUBE_CONTROLLER_MANAGER):
 	$(call go-build-tool,$@,hack/tools/kubernetes,k8s.io/kubernetes/cmd/kube-controller-manager,-ldflags "$(KUBE_APISERVER_LDFLAGS)")
+
+# The local cluster's node: kube-scheduler, kubelet and kube-proxy of the apiserver's
+# Kubernetes release, beside it in ENVTEST_ASSETS; containerd and its runc shim; the node's
+# images. runc, the CNI plugins, tini and the netfilter tools come from Debian (NODE_PACKAGES).
+KUBE_SCHEDULER ?= $(ENVTEST_ASSETS)/kube-scheduler
+KUBELET ?= $(ENVTEST_ASSETS)/kubelet
+KUBE_PROXY ?= $(ENVTEST_ASSETS)/kube-proxy
+CONTAINERD ?= $(LOCALBIN)/containerd-$(CONTAINERD_VERSION)
+COREDNS ?= $(LOCALBIN)/coredns-$(COREDNS_VERSION)
+# NODE_IMAGES is the OCI image layout of the images the node pulls from the local registry:
+# pause, coredns, and the tests' busybox and httpget.
+NODE_IMAGES ?= $(LOCALBIN)/node-images
+NODE_PACKAGES := runc containernetworking-plugins tini iptables nftables conntrack busybox-static
+NODE_ENV = KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" CONTAINERD="$(CONTAINERD)" REGISTRY_SERVER="$(REGISTRY_SERVER)" NODE_IMAGES="$(NODE_IMAGES)"
+
+.PHONY: node
+node: envtest kube-controller-manager registry $(KUBE_SCHEDULER) $(KUBELET) $(KUBE_PROXY) $(CONTAINERD)/containerd node-images node-packages ## Build the local cluster's node (about 10 minutes the first time).
+
+.PHONY: node-packages
+node-packages:
+	@missing=""; for tool in runc tini nft iptables conntrack busybox; do command -v $$tool >/dev/null || missing="$$missing $$tool"; done; \
+		[ -x /usr/lib/cni/bridge ] || missing="$$missing cni-plugins"; \
+		if [ -n "$$missing" ]; then echo "The node needs$$missing: apt-get install $(NODE_PACKAGES)" >&2; exit 1; fi
+
+$(KUBE_SCHEDULER):
+	$(call go-build-tool,$@,hack/tools/kubernetes,k8s.io/kubernetes/cmd/kube-scheduler,-ldflags "$(KUBE_APISERVER_LDFLAGS)")
+$(KUBELET):
+	$(call go-build-tool,$@,hack/tools/kubernetes,k8s.io/kubernetes/cmd/kubelet,-ldflags "$(KUBE_APISERVER_LDFLAGS)")
+$(KUBE_PROXY):
+	$(call go-build-tool,$@,hack/tools/kubernetes,k8s.io/kubernetes/cmd/kube-proxy,-ldflags "$(KUBE_APISERVER_LDFLAGS)")
+
+# containerd, its client ctr and its runc shim, without the snapshotters that need C
+# libraries this machine does not have (the node uses overlayfs).
+CONTAINERD_PKG := github.com/containerd/containerd/v2
+CONTAINERD_FLAGS := -tags "no_btrfs no_devmapper no_zfs" -ldflags "-s -w -X $(CONTAINERD_PKG)/version.Version=$(CONTAINERD_VERSION)"
+$(CONTAINERD)/containerd:
+	@mkdir -p $(CONTAINERD)
+	@echo "==> Building containerd $(CONTAINERD_VERSION), ctr and containerd-shim-runc-v2 (first use only)"
+	@start=$$(date +%s); \
+		cd hack/tools/containerd && go build $(CONTAINERD_FLAGS) -o $(CONTAINERD).tmp/ \
+			$(CONTAINERD_PKG)/cmd/containerd $(CONTAINERD_PKG)/cmd/ctr $(CONTAINERD_PKG)/cmd/containerd-shim-runc-v2 && \
+		mv $(CONTAINERD).tmp/* $(CONTAINERD)/ && rmdir $(CONTAINERD).tmp || exit 1; \
+		echo "==> Built containerd in $$(( $$(date +%s) - start ))s"
+
+# CoreDNS runs as a pod, from an image holding this static binary.
+$(COREDNS):
+	$(call go-build-tool,$@,hack/tools/coredns,github.com/coredns/coredns,-ldflags "-s -w",CGO_ENABLED=0)
+
+NODE_IMAGE_SOURCES := $(wildcard test/localcluster/images/*/*.go)
+
+.PHONY: node-images
+node-images: $(NODE_IMAGES)/index.json ## Build the images the local node pulls: pause, coredns, busybox, httpget.
+$(NODE_IMAGES)/index.json: $(COREDNS) $(NODE_IMAGE_SOURCES) $(IMAGEBUILDER) | node-packages
+	@rm -rf $(NODE_IMAGES)
+	@$(IMAGEBUILDER) node --store $(NODE_IMAGES) --coredns $(COREDNS) --coredns-tag $(COREDNS_VERSION) --busybox $$(command -v busybox)
 
 # operator-sdk stamps its version into the bundles it generates (builder annotation,
 # scorecard image tags); the openpgp tag avoids a C dependency on gpgme.
@@ -573,8 +677,8 @@ $(GRPC_HEALTH_PROBE):
 	$(call go-build-tool,$@,hack/tools/opm,github.com/grpc-ecosystem/grpc-health-probe,-ldflags "-s -w",CGO_ENABLED=0 GOOS=linux GOARCH=$(GOARCH))
 
 .PHONY: registry
-registry: $(REGISTRY) ## Build the container registry (distribution) the image tests and the dev cluster run.
-$(REGISTRY):
+registry: $(REGISTRY_SERVER) ## Build the container registry (distribution) the image tests and the local cluster run.
+$(REGISTRY_SERVER):
 	$(call go-build-tool,$@,hack/tools/registry,github.com/distribution/distribution/v3/cmd/registry,-ldflags "-s -w -X github.com/distribution/distribution/v3/version.version=$(REGISTRY_VERSION)")
 
 .PHONY: imagebuilder
@@ -587,22 +691,31 @@ stage-bundle: $(STAGE_BUNDLE)
 $(STAGE_BUNDLE): $(wildcard hack/stage-bundle/*.go) go.mod go.sum
 	@go build -o $@ ./hack/stage-bundle
 
-# catalog-server serves a file-based catalog over gRPC on a loopback address for the
-# end-to-end tests (opm serve listens on every interface). It is built on the operator-registry
-# library that renders and validates the catalog, and rebuilt when its source changes.
-CATALOG_SERVER_SRC := $(wildcard hack/tools/opm/catalog-server/*.go)
-
-.PHONY: catalog-server
-catalog-server: $(CATALOG_SERVER) ## Build the loopback catalog server of the end-to-end tests.
-$(CATALOG_SERVER): $(CATALOG_SERVER_SRC) hack/tools/opm/go.mod
-	$(call go-build-tool,$@,hack/tools/opm,./catalog-server,-ldflags "-s -w")
-
+# OLM's binaries, static (CGO_ENABLED=0: they run in OLM's distroless-like image), into one
+# folder: the olm, catalog and package-server operators, and cpb and copy-content, the
+# utilities bundle unpack Jobs run.
 OLM_PKG := github.com/operator-framework/operator-lifecycle-manager
-OLM_FLAGS := -tags json1 -ldflags "-s -w -X $(OLM_PKG)/pkg/version.OLMVersion=$(OLM_VERSION)"
+OLM_FLAGS := -ldflags "-s -w -X $(OLM_PKG)/pkg/version.OLMVersion=$(patsubst v%,%,$(OLM_VERSION))"
 
 .PHONY: olm
-olm: $(OLM) $(OLM_CATALOG) ## Build OLM's olm and catalog operators (about 10 minutes the first time).
-$(OLM):
-	$(call go-build-tool,$@,hack/tools/olm,$(OLM_PKG)/cmd/olm,$(OLM_FLAGS))
-$(OLM_CATALOG):
-	$(call go-build-tool,$@,hack/tools/olm,$(OLM_PKG)/cmd/catalog,$(OLM_FLAGS))
+olm: $(OLM_BIN)/olm ## Build OLM's binaries (about 5 minutes the first time).
+$(OLM_BIN)/olm:
+	@mkdir -p $(OLM_BIN)
+	@echo "==> Building OLM $(OLM_VERSION): olm, catalog, package-server, cpb, copy-content (first use only)"
+	@start=$$(date +%s); \
+		cd hack/tools/olm && CGO_ENABLED=0 go build $(OLM_FLAGS) -o $(OLM_BIN).tmp/ $(OLM_PKG)/cmd/olm $(OLM_PKG)/cmd/catalog \
+			$(OLM_PKG)/cmd/package-server $(OLM_PKG)/cmd/copy-content $(OLM_PKG)/util/cpb && \
+		mv $(OLM_BIN).tmp/* $(OLM_BIN)/ && rmdir $(OLM_BIN).tmp || exit 1; \
+		echo "==> Built OLM in $$(( $$(date +%s) - start ))s"
+
+# helm renders OLM's release manifests from its chart, as OLM's release does.
+.PHONY: helm
+helm: $(HELM) ## Build Helm.
+$(HELM):
+	$(call go-build-tool,$@,hack/tools/helm,helm.sh/helm/v4/cmd/helm,-ldflags "-s -w -X helm.sh/helm/v4/internal/version.version=$(HELM_VERSION)",CGO_ENABLED=0)
+
+# scorecard-test runs operator-sdk's scorecard tests in pods, from an image built here.
+.PHONY: scorecard-test
+scorecard-test: $(SCORECARD_TEST)
+$(SCORECARD_TEST):
+	$(call go-build-tool,$@,hack/tools/operator-sdk,$(OPERATOR_SDK_PKG)/images/scorecard-test,-ldflags "-s -w",CGO_ENABLED=0)

@@ -20,46 +20,38 @@ package e2e
 
 import (
 	"bytes"
-	"encoding/base64"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/util/yaml"
 	sigsyaml "sigs.k8s.io/yaml"
 )
-
-// committedCatalog is the project's file-based catalog, relative to this package.
-const committedCatalog = "../../catalog"
-
-const (
-	packageName = "foo-operator"
-	channelName = "stable"
-)
-
-// csvName names the CSV, and the catalog entry, of a release.
-func csvName(version string) string { return packageName + ".v" + version }
 
 // fbcObject is one object of a file-based catalog, kept as decoded so that fields these
 // tests do not know pass through untouched.
 type fbcObject = map[string]any
 
-// testCatalog is the committed catalog as these tests serve it: cut to a prefix of the
-// channel, to release versions one at a time, or extended with a release after the head.
+// testCatalog is the published catalog as the tests publish it again: cut to a prefix of the
+// channel, as it was when that release was the newest, or extended with a release.
 type testCatalog struct {
 	pkg     fbcObject
 	entries []fbcObject
 	bundles map[string]fbcObject
 }
 
-// loadCommittedCatalog reads the committed catalog of the package.
-func loadCommittedCatalog() (*testCatalog, error) {
-	files, err := filepath.Glob(filepath.Join(committedCatalog, packageName, "*.yaml"))
+// loadPublishedCatalog reads the catalog as `make publish` renders it for the registry the
+// images were published to: every release, each bundle named by its image there.
+func loadPublishedCatalog() (*testCatalog, error) {
+	dir := filepath.Join(tools.checkout, "catalog", packageName)
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil {
 		return nil, err
 	}
@@ -80,42 +72,14 @@ func loadCommittedCatalog() (*testCatalog, error) {
 					}
 				}
 			case "olm.bundle":
-				// The committed catalog carries olm.csv.metadata and names bundle images,
-				// which OLM would unpack; these tests serve each bundle with its objects
-				// embedded instead, rendered from the release's bundle folder.
-				name := object["name"].(string)
-				if catalog.bundles[name], err = renderWithObjects(strings.TrimPrefix(name, packageName+".v")); err != nil {
-					return nil, err
-				}
+				catalog.bundles[object["name"].(string)] = object
 			}
 		}
 	}
 	if catalog.pkg == nil || len(catalog.entries) == 0 {
-		return nil, fmt.Errorf("%s has no package %s with a %s channel", committedCatalog, packageName, channelName)
+		return nil, fmt.Errorf("%s has no package %s with a %s channel", dir, packageName, channelName)
 	}
 	return catalog, nil
-}
-
-// renderWithObjects renders the bundle of release version with opm, its manifests embedded
-// as olm.bundle.object: from releases/VERSION for an earlier release, else from bundle/.
-func renderWithObjects(version string) (fbcObject, error) {
-	opm := os.Getenv("OPM")
-	if opm == "" {
-		return nil, errors.New("OPM must name the opm binary: run the tests with `make test-e2e`")
-	}
-	dir := filepath.Join(committedCatalog, "..", "releases", version)
-	if _, err := os.Stat(dir); err != nil {
-		dir = filepath.Join(committedCatalog, "..", "bundle")
-	}
-	output, err := exec.Command(opm, "render", dir, "--output", "json").Output()
-	if err != nil {
-		return nil, fmt.Errorf("opm render %s: %w", dir, err)
-	}
-	var bundle fbcObject
-	if err := json.Unmarshal(output, &bundle); err != nil {
-		return nil, fmt.Errorf("reading what opm rendered of %s: %w", dir, err)
-	}
-	return bundle, nil
 }
 
 func readFBCFile(path string) ([]fbcObject, error) {
@@ -150,10 +114,11 @@ func (c *testCatalog) upTo(version string) (*testCatalog, error) {
 	return nil, fmt.Errorf("the %s channel has no release %s", channelName, version)
 }
 
-// withCopyOfHead returns the catalog with one more release, version, that replaces the
-// channel's head and is a copy of it: what the next release looks like to OLM when nothing
-// else changed.
-func (c *testCatalog) withCopyOfHead(version string) (*testCatalog, error) {
+// withRelease returns the catalog with one more release, version, that replaces the
+// channel's head and is a copy of it but for its name, version and bundle image: what the
+// next release looks like to OLM when nothing else changed. Unless that image is published,
+// OLM cannot unpack it.
+func (c *testCatalog) withRelease(version string) (*testCatalog, error) {
 	head := c.entries[len(c.entries)-1]["name"].(string)
 	var bundle fbcObject
 	if err := deepCopy(c.bundles[head], &bundle); err != nil {
@@ -161,18 +126,11 @@ func (c *testCatalog) withCopyOfHead(version string) (*testCatalog, error) {
 	}
 	name := csvName(version)
 	bundle["name"] = name
+	bundle["image"] = bundleImage(version)
 	for _, property := range bundle["properties"].([]any) {
 		property := property.(fbcObject)
-		value := property["value"].(fbcObject)
-		switch property["type"] {
-		case "olm.package":
-			value["version"] = version
-		case "olm.bundle.object":
-			data, err := renameCSV(value["data"].(string), name, version)
-			if err != nil {
-				return nil, err
-			}
-			value["data"] = data
+		if property["type"] == "olm.package" {
+			property["value"].(fbcObject)["version"] = version
 		}
 	}
 	bundles := map[string]fbcObject{name: bundle}
@@ -183,41 +141,12 @@ func (c *testCatalog) withCopyOfHead(version string) (*testCatalog, error) {
 	return &testCatalog{pkg: c.pkg, entries: entries, bundles: bundles}, nil
 }
 
-// renameCSV renames and re-versions the CSV in an olm.bundle.object's data; other objects
-// are returned unchanged.
-func renameCSV(data, name, version string) (string, error) {
-	decoded, err := base64.StdEncoding.DecodeString(data)
-	if err != nil {
-		return "", err
-	}
-	var object fbcObject
-	if err := json.Unmarshal(decoded, &object); err != nil {
-		return "", err
-	}
-	if object["kind"] != "ClusterServiceVersion" {
-		return data, nil
-	}
-	object["metadata"].(fbcObject)["name"] = name
-	object["spec"].(fbcObject)["version"] = version
-	encoded, err := json.Marshal(object)
-	if err != nil {
-		return "", err
-	}
-	return base64.StdEncoding.EncodeToString(encoded), nil
-}
-
-// write writes the catalog into dir, each bundle with an empty image: OLM then installs the
-// bundle from the objects embedded in the catalog, as there is no image to unpack here.
+// write writes the catalog into dir.
 func (c *testCatalog) write(dir string) error {
 	channel := fbcObject{"schema": "olm.channel", "package": packageName, "name": channelName, "entries": c.entries}
 	objects := []fbcObject{c.pkg, channel}
 	for _, entry := range c.entries {
-		var bundle fbcObject
-		if err := deepCopy(c.bundles[entry["name"].(string)], &bundle); err != nil {
-			return err
-		}
-		bundle["image"] = ""
-		objects = append(objects, bundle)
+		objects = append(objects, c.bundles[entry["name"].(string)])
 	}
 	var out bytes.Buffer
 	for _, object := range objects {
@@ -233,6 +162,20 @@ func (c *testCatalog) write(dir string) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(packageDir, "catalog.yaml"), out.Bytes(), 0o644)
+}
+
+// publishCatalog builds the catalog image of catalog as `make catalog-build` does (on the
+// same opm base image) and pushes it to the registry as image, replacing what was there.
+func publishCatalog(ctx context.Context, catalog *testCatalog, image string) {
+	GinkgoHelper()
+	By("publishing " + image + " with releases " + catalog.versions())
+	dir := scratchDir("catalog-" + strings.NewReplacer("/", "-", ":", "-").Replace(image))
+	Expect(catalog.write(dir)).To(Succeed())
+	run(ctx, workDir, tools.opm, "validate", dir)
+	run(ctx, workDir, tools.imagebuilder, "catalog", "--store", tools.imageStore, "--configs", dir,
+		"--base", requiredEnv("OPM_IMAGE", "the opm base image"), "--opm", tools.opm, "--tag", image)
+	_, err := cluster.Registry.PushLayout(ctx, tools.imageStore, image)
+	Expect(err).NotTo(HaveOccurred())
 }
 
 // versions lists the releases in the catalog's channel, for messages.

@@ -20,9 +20,9 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -31,6 +31,7 @@ import (
 	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	appsv1 "k8s.io/api/apps/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -38,93 +39,27 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/example/foo-operator/test/localcluster"
 )
 
-const (
-	// catalogSourceName names the CatalogSource the catalog is published through.
-	catalogSourceName = "foo-operator-catalog"
-	// fooCRD names the CRD of the operator's API.
-	fooCRD = "foos.tutorial.my.domain"
-	// operatorDeployment and operatorServiceAccount name what the CSV installs.
-	operatorDeployment     = "foo-operator-controller-manager"
-	operatorServiceAccount = "foo-operator-controller-manager"
-)
+// installPlanSettleTime is how long an installation is left alone before it is
+// uninstalled; see uninstall.
+const installPlanSettleTime = 5 * time.Second
 
-// Measured on two shared cores: install to Succeeded 10-20 s, upgrade about 6 s. The bounds
-// leave room for a loaded machine; a broken install never gets there, so they cost nothing
-// when the suite passes.
-const (
-	installTimeout = 3 * time.Minute
-	catalogTimeout = time.Minute
-	// installPlanSettleTime is longer than OLM takes to execute an InstallPlan once (seen:
-	// up to 4 s on two loaded cores).
-	installPlanSettleTime = 8 * time.Second
-)
+// csvName names the CSV, and the catalog entry, of a release.
+func csvName(version string) string { return packageName + ".v" + version }
 
-// catalogPublisher serves the catalog these tests choose, and points the CatalogSource at it.
-type catalogPublisher struct {
-	binary  string
-	workDir string
-	served  int
-	server  *process
-}
+// managerImage is the manager image of a release, as published.
+func managerImage(version string) string { return imageTagBase + ":v" + version }
 
-// publish serves catalog on a new loopback address and moves the CatalogSource there, as
-// publishing a new catalog image moves a real one; the previous server is stopped once OLM
-// reads the new one.
-func (p *catalogPublisher) publish(ctx context.Context, catalog *testCatalog) {
-	GinkgoHelper()
-	By("publishing a catalog with releases " + catalog.versions())
-	p.served++
-	dir := filepath.Join(p.workDir, fmt.Sprintf("catalog-%d", p.served))
-	addressFile := dir + ".address"
-	Expect(catalog.write(dir)).To(Succeed())
-	server, err := startProcess(logDir, fmt.Sprintf("catalog-server-%d", p.served), processEnv(), p.binary,
-		"--catalog", dir, "--listen", "127.0.0.1:0", "--address-file", addressFile)
-	Expect(err).NotTo(HaveOccurred())
-	var address []byte
-	Eventually(func() error {
-		if !server.running() {
-			return StopTrying("the catalog server exited: see " + server.logPath)
-		}
-		address, err = os.ReadFile(addressFile)
-		return err
-	}).WithContext(ctx).WithTimeout(catalogTimeout).Should(Succeed())
-
-	source := &operatorsv1alpha1.CatalogSource{ObjectMeta: metav1.ObjectMeta{Name: catalogSourceName, Namespace: olmNamespace}}
-	_, err = controllerutil.CreateOrUpdate(ctx, k8sClient, source, func() error {
-		source.Spec.SourceType = operatorsv1alpha1.SourceTypeGrpc
-		source.Spec.Address = string(address)
-		source.Spec.DisplayName = "foo-operator"
-		source.Spec.Publisher = "foo-operator end-to-end tests"
-		return nil
-	})
-	Expect(err).NotTo(HaveOccurred())
-	Eventually(func(g Gomega) {
-		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(source), source)).To(Succeed())
-		state := source.Status.GRPCConnectionState
-		g.Expect(state).NotTo(BeNil(), "OLM has not connected to the catalog yet")
-		g.Expect(state.Address).To(Equal(string(address)))
-		g.Expect(state.LastObservedState).To(Equal("READY"), "OLM's connection to the catalog at %s", state.Address)
-	}).WithContext(ctx).WithTimeout(catalogTimeout).Should(Succeed())
-
-	if p.server != nil {
-		Expect(p.server.stop()).To(Succeed())
-	}
-	p.server = server
-}
-
-func (p *catalogPublisher) stop() {
-	if p.server != nil {
-		Expect(p.server.stop()).To(Succeed())
-	}
-}
+// bundleImage is the bundle image of a release, as published.
+func bundleImage(version string) string { return imageTagBase + "-bundle:v" + version }
 
 // subscribe installs the operator into namespace through an OperatorGroup targeting
-// targetNamespaces (none: all namespaces) and a Subscription to the stable channel,
-// starting at startingCSV (empty: the channel's head), with automatic approval.
-func subscribe(ctx context.Context, namespace string, targetNamespaces []string, startingCSV string) {
+// targetNamespaces (none: all namespaces) and a Subscription to the stable channel of the
+// CatalogSource catalog (in OLM's namespace), with automatic approval.
+func subscribe(ctx context.Context, namespace, catalog string, targetNamespaces []string) {
 	GinkgoHelper()
 	Expect(k8sClient.Create(ctx, &operatorsv1.OperatorGroup{
 		ObjectMeta: metav1.ObjectMeta{Name: packageName, Namespace: namespace},
@@ -133,42 +68,40 @@ func subscribe(ctx context.Context, namespace string, targetNamespaces []string,
 	Expect(k8sClient.Create(ctx, &operatorsv1alpha1.Subscription{
 		ObjectMeta: metav1.ObjectMeta{Name: packageName, Namespace: namespace},
 		Spec: &operatorsv1alpha1.SubscriptionSpec{
-			CatalogSource: catalogSourceName, CatalogSourceNamespace: olmNamespace,
-			Package: packageName, Channel: channelName, StartingCSV: startingCSV,
-			InstallPlanApproval: operatorsv1alpha1.ApprovalAutomatic,
+			CatalogSource: catalog, CatalogSourceNamespace: olmNamespace,
+			Package: packageName, Channel: channelName, InstallPlanApproval: operatorsv1alpha1.ApprovalAutomatic,
 		},
 	})).To(Succeed())
 }
 
-// expectInstalled waits until release version is installed in namespace: its InstallPlan
-// Complete, the CRD established, the CSV Succeeded (which needs its Deployment available,
-// that is, the manager running and ready), and the Subscription at the latest release it
-// knows of, which tells that OLM is done with the installation.
-func expectInstalled(ctx context.Context, namespace, version string) *operatorsv1alpha1.ClusterServiceVersion {
+// expectInstalled waits until release version is installed in namespace through its
+// Subscription: the InstallPlan Complete, the CRD established, the CSV Succeeded (which
+// needs its Deployment available: the manager's pod running and ready), the manager pod
+// running the release's image, and the Subscription at the latest release it knows of.
+func expectInstalled(ctx context.Context, namespace, subscriptionName, version string) {
 	GinkgoHelper()
-	csv := expectCSVSucceeded(ctx, namespace, csvName(version))
-
+	expectCSVSucceeded(ctx, namespace, csvName(version))
 	subscription := &operatorsv1alpha1.Subscription{}
-	Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: namespace, Name: packageName}, subscription)).To(Succeed())
 	Eventually(func(g Gomega) {
-		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(subscription), subscription)).To(Succeed())
+		g.Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: namespace, Name: subscriptionName}, subscription)).To(Succeed())
 		g.Expect(subscription.Status.InstalledCSV).To(Equal(csvName(version)), "the Subscription's installed CSV")
 		g.Expect(subscription.Status.InstallPlanRef).NotTo(BeNil(), "the Subscription names no InstallPlan")
 		plan := &operatorsv1alpha1.InstallPlan{}
 		g.Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: namespace, Name: subscription.Status.InstallPlanRef.Name}, plan)).To(Succeed())
-		g.Expect(plan.Spec.ClusterServiceVersionNames).To(ContainElement(csvName(version)))
-		g.Expect(plan.Status.Phase).To(Equal(operatorsv1alpha1.InstallPlanPhaseComplete),
-			"InstallPlan %s: %s", plan.Name, plan.Status.Message)
-		g.Expect(subscription.Status.State).To(Equal(operatorsv1alpha1.SubscriptionState(operatorsv1alpha1.SubscriptionStateAtLatest)),
-			"the Subscription's state")
+		g.Expect(plan.Status.Phase).To(Equal(operatorsv1alpha1.InstallPlanPhaseComplete), "InstallPlan %s: %s", plan.Name, plan.Status.Message)
+		g.Expect(subscription.Status.State).To(Equal(operatorsv1alpha1.SubscriptionStateAtLatest), "the Subscription's state")
 	}).WithContext(ctx).WithTimeout(installTimeout).Should(Succeed())
+	expectCRDEstablished(ctx)
+	expectManagerRunning(ctx, namespace, managerImage(version))
+}
 
+func expectCRDEstablished(ctx context.Context) {
+	GinkgoHelper()
 	crd := &apiextensionsv1.CustomResourceDefinition{}
 	Expect(k8sClient.Get(ctx, types.NamespacedName{Name: fooCRD}, crd)).To(Succeed())
 	Expect(crd.Status.Conditions).To(ContainElement(And(
 		HaveField("Type", apiextensionsv1.Established), HaveField("Status", apiextensionsv1.ConditionTrue))),
 		"CRD %s is not established", fooCRD)
-	return csv
 }
 
 // expectCSVSucceeded waits until the CSV name in namespace reaches Succeeded, and tells its
@@ -179,7 +112,7 @@ func expectCSVSucceeded(ctx context.Context, namespace, name string) *operatorsv
 	Eventually(func(g Gomega) {
 		// A manager that is denied a request may never turn ready, and the CSV then waits
 		// for its Deployment until the timeout; the denial is the cause to report.
-		if denied := deniedRequestsIn(kubelet.logsOf(namespace)); len(denied) > 0 {
+		if denied := persistentDenials(ctx, namespace); len(denied) > 0 {
 			StopTrying(fmt.Sprintf("CSV %s/%s: the manager was denied requests, so the CSV's RBAC does not cover "+
 				"what the operator does:\n%s", namespace, name, strings.Join(denied, "\n"))).Now()
 		}
@@ -188,6 +121,143 @@ func expectCSVSucceeded(ctx context.Context, namespace, name string) *operatorsv
 			"CSV %s/%s is %s (%s): %s", namespace, name, csv.Status.Phase, csv.Status.Reason, csv.Status.Message)
 	}).WithContext(ctx).WithTimeout(installTimeout).Should(Succeed())
 	return csv
+}
+
+// managerPod returns the one pod of the operator's Deployment in namespace that is not
+// being deleted.
+func managerPod(ctx context.Context, namespace string) (*corev1.Pod, error) {
+	var pods corev1.PodList
+	if err := k8sClient.List(ctx, &pods, client.InNamespace(namespace), client.MatchingLabels{"control-plane": "controller-manager"}); err != nil {
+		return nil, err
+	}
+	var live []corev1.Pod
+	for _, pod := range pods.Items {
+		if pod.DeletionTimestamp == nil {
+			live = append(live, pod)
+		}
+	}
+	if len(live) != 1 {
+		return nil, fmt.Errorf("want one pod of the operator in %s, found %d: %s", namespace, len(live),
+			cluster.DescribePods(ctx, namespace, "control-plane=controller-manager"))
+	}
+	return &live[0], nil
+}
+
+// expectManagerRunning waits until the operator's one pod in namespace runs image, ready.
+func expectManagerRunning(ctx context.Context, namespace, image string) *corev1.Pod {
+	GinkgoHelper()
+	var pod *corev1.Pod
+	Eventually(func(g Gomega) {
+		var err error
+		pod, err = managerPod(ctx, namespace)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(pod.Spec.Containers[0].Image).To(Equal(image), "the manager's image")
+		g.Expect(pod.Status.ContainerStatuses).To(ConsistOf(HaveField("Ready", BeTrue())), "the manager is ready: %s", localcluster.DescribePod(pod))
+	}).WithContext(ctx).WithTimeout(installTimeout).Should(Succeed())
+	return pod
+}
+
+// deniedRequest matches how a denied request shows in the manager's log (a JSON line, so
+// the quotes are escaped): who was denied what, where.
+var deniedRequest = regexp.MustCompile(`User \\?"([^"\\]+)\\?" cannot (\w+) resource \\?"([^"\\]+)\\?" in API group \\?"([^"\\]*)\\?" (?:in the namespace \\?"([^"\\]+)\\?"|at the cluster scope)`)
+
+// handoverGrace is how long OLM may take to give the operator's ServiceAccount the RBAC of a
+// new CSV. In an AllNamespaces installation, OLM's OperatorGroup controller copies the CSV's
+// namespaced permissions to cluster scope after the CSV has succeeded; a manager that starts
+// leading in between is denied for a moment, and its informers retry.
+const handoverGrace = 30 * time.Second
+
+// denial is a request the manager was denied, as its log tells.
+type denial struct {
+	pod, line                              string
+	at                                     time.Time
+	user, verb, resource, group, namespace string
+}
+
+// deniedRequests returns the requests that the operator's pods in namespace (their
+// containers' current and previous runs) logged as denied.
+func deniedRequests(ctx context.Context, namespace string) []denial {
+	var pods corev1.PodList
+	if err := k8sClient.List(ctx, &pods, client.InNamespace(namespace), client.MatchingLabels{"control-plane": "controller-manager"}); err != nil {
+		return nil
+	}
+	var denials []denial
+	for _, pod := range pods.Items {
+		for _, previous := range []bool{false, true} {
+			logs, err := clientset.CoreV1().Pods(namespace).GetLogs(pod.Name, &corev1.PodLogOptions{Previous: previous}).DoRaw(ctx)
+			if err != nil {
+				continue
+			}
+			for _, line := range strings.Split(string(logs), "\n") {
+				if !forbidden.MatchString(line) {
+					continue
+				}
+				d := denial{pod: pod.Name, line: line}
+				if match := deniedRequest.FindStringSubmatch(line); match != nil {
+					d.user, d.verb, d.resource, d.group, d.namespace = match[1], match[2], match[3], match[4], match[5]
+				}
+				var entry struct {
+					TS string `json:"ts"`
+				}
+				if json.Unmarshal([]byte(line), &entry) == nil {
+					d.at, _ = time.Parse(time.RFC3339, entry.TS)
+				}
+				denials = append(denials, d)
+			}
+		}
+	}
+	return denials
+}
+
+// forbidden matches any line of the manager's log that tells of a denial.
+var forbidden = regexp.MustCompile(`(?i)forbidden`)
+
+// allowedNow tells whether the user the denial names may now do what was denied.
+func (d denial) allowedNow(ctx context.Context) bool {
+	if d.user == "" {
+		return false
+	}
+	review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+		User: d.user, Groups: serviceAccountGroups(d.user),
+		ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: d.namespace, Verb: d.verb, Group: d.group, Resource: d.resource},
+	}}
+	review, err := clientset.AuthorizationV1().SubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+	return err == nil && review.Status.Allowed
+}
+
+// serviceAccountGroups are the groups a ServiceAccount's token authenticates with.
+func serviceAccountGroups(user string) []string {
+	parts := strings.Split(user, ":")
+	if len(parts) != 4 || parts[0] != "system" || parts[1] != "serviceaccount" {
+		return nil
+	}
+	return []string{"system:serviceaccounts", "system:serviceaccounts:" + parts[2], "system:authenticated"}
+}
+
+// persistentDenials returns, as log lines, the denials of the operator in namespace that are
+// not a moment of OLM's RBAC handover: the request is still denied, and was denied longer
+// ago than OLM takes to hand over. A denial that never clears counts once its grace is over.
+func persistentDenials(ctx context.Context, namespace string) []string {
+	var lines []string
+	for _, d := range deniedRequests(ctx, namespace) {
+		if !d.allowedNow(ctx) && (d.at.IsZero() || time.Since(d.at) > handoverGrace) {
+			lines = append(lines, d.pod+": "+d.line)
+		}
+	}
+	return lines
+}
+
+// expectNoForbidden checks that the operator's pods in namespace were never denied a request
+// that its CSV's RBAC does not grant: the RBAC must cover all that the operator does, in
+// every install mode. A denial during OLM's RBAC handover, which then clears, is reported.
+func expectNoForbidden(ctx context.Context, namespace string) {
+	GinkgoHelper()
+	for _, d := range deniedRequests(ctx, namespace) {
+		Eventually(d.allowedNow).WithContext(ctx).WithTimeout(handoverGrace).Should(BeTrue(),
+			"the CSV's RBAC does not cover what the operator does: %s: %s", d.pod, d.line)
+		AddReportEntry("A denial during OLM's RBAC handover, which cleared",
+			fmt.Sprintf("%s: %s %s %s/%s in %q at %s", d.pod, d.user, d.verb, d.group, d.resource, d.namespace, d.at.Format(time.RFC3339)))
+	}
 }
 
 // expectGone waits until obj no longer exists.
@@ -210,9 +280,9 @@ func expectGone(ctx context.Context, obj client.Object, timeout time.Duration) {
 func uninstall(ctx context.Context, namespace, csv string) {
 	GinkgoHelper()
 	// OLM's catalog operator may still be executing the InstallPlan in a worker that started
-	// before another one marked it Complete; such a run takes seconds and creates again the
-	// plan's objects, among them RBAC that nothing deletes once the CSV is gone. The API shows
-	// no sign of it, so the installation is left alone for longer than such a run takes.
+	// before another one marked it Complete; such a run creates again the plan's objects,
+	// among them RBAC that nothing deletes once the CSV is gone. The API shows no sign of it,
+	// so the installation is left alone for longer than such a run takes.
 	Consistently(func(g Gomega) {
 		installed := &operatorsv1alpha1.ClusterServiceVersion{}
 		g.Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: namespace, Name: csv}, installed)).To(Succeed())
@@ -230,7 +300,13 @@ func uninstall(ctx context.Context, namespace, csv string) {
 	}).WithContext(ctx).WithTimeout(installTimeout).Should(Succeed())
 	Expect(k8sClient.Delete(ctx, &operatorsv1alpha1.ClusterServiceVersion{
 		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: csv}})).To(Succeed())
+	expectUninstalled(ctx, namespace, csv)
+}
 
+// expectUninstalled waits until the CSV csv of namespace, its Deployment and pods, its
+// ServiceAccount, its RBAC and its copies in other namespaces are gone.
+func expectUninstalled(ctx context.Context, namespace, csv string) {
+	GinkgoHelper()
 	expectGone(ctx, &operatorsv1alpha1.ClusterServiceVersion{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: csv}}, installTimeout)
 	expectGone(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: operatorDeployment}}, installTimeout)
 	expectGone(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: operatorServiceAccount}}, installTimeout)
@@ -239,9 +315,10 @@ func uninstall(ctx context.Context, namespace, csv string) {
 		var copies operatorsv1alpha1.ClusterServiceVersionList
 		g.Expect(k8sClient.List(ctx, &copies, client.MatchingFields{"metadata.name": csv})).To(Succeed())
 		g.Expect(names(copies.Items)).To(BeEmpty(), "copies of CSV %s left behind", csv)
+		var pods corev1.PodList
+		g.Expect(k8sClient.List(ctx, &pods, client.InNamespace(namespace), client.MatchingLabels{"control-plane": "controller-manager"})).To(Succeed())
+		g.Expect(names(pods.Items)).To(BeEmpty(), "pods of the operator left behind")
 	}).WithContext(ctx).WithTimeout(installTimeout).Should(Succeed())
-	Eventually(kubelet.running).WithArguments(namespace).WithTimeout(installTimeout).Should(BeZero(),
-		"managers still running in %s", namespace)
 }
 
 // expectNoRBACOf waits until no Role, RoleBinding, ClusterRole or ClusterRoleBinding that OLM
@@ -263,6 +340,15 @@ func expectNoRBACOf(ctx context.Context, namespace, csv string) {
 		g.Expect(k8sClient.List(ctx, &clusterRoleBindings, ownedByCSV)).To(Succeed())
 		g.Expect(names(clusterRoleBindings.Items)).To(BeEmpty(), "ClusterRoleBindings of %s left behind", csv)
 	}).WithContext(ctx).WithTimeout(installTimeout).Should(Succeed())
+}
+
+// deleteCRD removes the Foo CRD, and with it every Foo, as a user does after uninstalling
+// (OLM leaves CRDs), so that the next journey starts from a cluster without the operator.
+func deleteCRD(ctx context.Context) {
+	GinkgoHelper()
+	crd := &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}
+	Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, crd))).To(Succeed())
+	expectGone(ctx, crd, installTimeout)
 }
 
 // names lists the namespace/name of objects, for messages.

@@ -16,24 +16,27 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package e2e proves that OLM installs, upgrades and uninstalls the operator from its
-// catalog: real OLM (olm and catalog operators) against a real kube-apiserver with RBAC,
-// the operator's manager binary run by a kubelet stand-in as the CSV's ServiceAccount.
-// Run it with `make test-e2e`.
+// Package e2e runs the three ways users install the operator, each exactly as a user would,
+// on a local cluster with a real node where OLM runs as pods: `operator-sdk run bundle` and
+// `run bundle-upgrade` (in every install mode), a catalog image subscribed to and upgraded
+// by publishing, and `make deploy`; and `operator-sdk scorecard`. OLM v0.46.0 is installed
+// from its own release manifests; every image (OLM's, opm's, the operator's, the bundles,
+// the catalogs) is built here and pulled from the cluster's registry. Run it with
+// `make test-e2e`, as root.
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	olmcrds "github.com/operator-framework/api/crds"
 	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	operatorsv2 "github.com/operator-framework/api/pkg/operators/v2"
@@ -43,35 +46,65 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	gcrname "github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+
 	tutorialv1 "github.com/example/foo-operator/api/v1"
+	"github.com/example/foo-operator/test/localcluster"
 )
 
-// olmNamespace is where OLM runs and where the catalog is published to every namespace.
-const olmNamespace = "olm"
+const (
+	packageName = "foo-operator"
+	channelName = "stable"
+	fooCRD      = "foos.tutorial.my.domain"
+	// The names OLM gives what the bundle's CSV installs.
+	operatorDeployment     = "foo-operator-controller-manager"
+	operatorServiceAccount = "foo-operator-controller-manager"
+	// olmNamespace is where OLM runs, as its release installs it.
+	olmNamespace = "olm"
+	// registryAddress is the registry's address: fixed, as the images were built naming it,
+	// and free, as the suite runs in a network namespace of its own (`make test-e2e`).
+	registryAddress = "127.0.0.1:5000"
+)
+
+// Timeouts. OLM resolves, unpacks the bundle in a Job, installs and waits for the
+// Deployment's pod: tens of seconds on a loaded machine.
+const (
+	installTimeout = 5 * time.Minute
+	// operatorStepTimeout bounds how long the operator may take to follow one change.
+	operatorStepTimeout = time.Minute
+)
 
 var (
-	k8sClient  client.Client
-	clientset  kubernetes.Interface
-	restConfig *rest.Config
-	kubelet    *kubeletStandIn
-	catalogs   *catalogPublisher
-
-	// logDir keeps the output of every process the suite starts.
-	logDir = os.Getenv("E2E_LOGS")
+	cluster   *localcluster.Cluster
+	k8sClient client.Client
+	clientset kubernetes.Interface
+	tools     suiteTools
+	// workDir holds what the suite writes besides the cluster: catalogs, the tools' home.
+	workDir string
+	// imageTagBase names the operator's images as published to the registry.
+	imageTagBase string
 )
+
+// suiteTools are the programs a user runs, which the suite runs as they would.
+type suiteTools struct {
+	kubectl, operatorSDK, opm, kustomize, imagebuilder string
+	// imageStores are OCI image layouts of the images the suite pushes at its start.
+	imageStores []string
+	// checkout is the copy of the project whose images were built (its catalog/ names
+	// them under imageTagBase); imageStore, the first of imageStores, holds them.
+	checkout, imageStore string
+}
 
 func TestE2E(t *testing.T) {
 	RegisterFailHandler(Fail)
-	RunSpecs(t, "OLM lifecycle")
+	SetDefaultEventuallyPollingInterval(250 * time.Millisecond)
+	RunSpecs(t, "OLM end to end")
 }
 
 // requiredEnv returns the value of the environment variable name, which `make test-e2e` sets.
@@ -81,54 +114,37 @@ func requiredEnv(name, what string) string {
 	return value
 }
 
-var _ = BeforeSuite(func(ctx SpecContext) {
+var _ = BeforeSuite(func(ctx context.Context) {
 	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
 	klog.SetOutput(GinkgoWriter)
 	klog.LogToStderr(false)
-	requiredEnv("KUBEBUILDER_ASSETS", "the folder holding kube-apiserver and etcd")
-	requiredEnv("E2E_LOGS", "the folder for the logs of the processes the suite starts")
-	olmBinary := requiredEnv("OLM", "OLM's olm operator binary")
-	catalogOperatorBinary := requiredEnv("OLM_CATALOG", "OLM's catalog operator binary")
-	catalogServerBinary := requiredEnv("CATALOG_SERVER", "the catalog server binary")
-	managerBinary := requiredEnv("MANAGER", "the operator's manager binary")
-	controllerManagerBinary := requiredEnv("KUBE_CONTROLLER_MANAGER", "the kube-controller-manager binary")
-
-	Expect(os.RemoveAll(logDir)).To(Succeed())
-	Expect(os.MkdirAll(logDir, 0o755)).To(Succeed())
-	workDir := GinkgoT().TempDir()
-
-	By("starting kube-apiserver (RBAC authorization) and etcd, with OLM's CRDs")
-	apiServerLog, err := os.Create(filepath.Join(logDir, "kube-apiserver.log"))
-	Expect(err).NotTo(HaveOccurred())
-	etcdLog, err := os.Create(filepath.Join(logDir, "etcd.log"))
-	Expect(err).NotTo(HaveOccurred())
-	testEnv := &envtest.Environment{
-		CRDs: []*apiextensionsv1.CustomResourceDefinition{
-			olmcrds.CatalogSource(), olmcrds.ClusterServiceVersion(), olmcrds.InstallPlan(),
-			olmcrds.OperatorGroup(), olmcrds.Operator(), olmcrds.Subscription(),
-			olmcrds.OperatorCondition(), olmcrds.OLMConfig(),
-		},
+	tools = suiteTools{
+		kubectl:      requiredEnv("KUBECTL", "kubectl"),
+		operatorSDK:  requiredEnv("OPERATOR_SDK", "operator-sdk"),
+		opm:          requiredEnv("OPM", "opm"),
+		kustomize:    requiredEnv("KUSTOMIZE", "kustomize"),
+		imagebuilder: requiredEnv("IMAGEBUILDER", "this project's imagebuilder"),
+		imageStores:  strings.Fields(requiredEnv("IMAGE_STORES", "the image layouts to push")),
+		checkout:     requiredEnv("IMAGE_CHECKOUT", "the copy of the project the images were built from"),
 	}
-	apiServer := testEnv.ControlPlane.GetAPIServer()
-	apiServer.Out, apiServer.Err = apiServerLog, apiServerLog
-	// Set, not left to envtest's default: the suite exists to prove that the CSV's RBAC
-	// suffices, which only RBAC authorization can.
+	tools.imageStore = tools.imageStores[0]
+	imageTagBase = requiredEnv("IMAGE_TAG_BASE", "the repository the operator's images were built under")
+	Expect(imageTagBase).To(HavePrefix(registryAddress+"/"), "the images must be built for the suite's registry")
+	workDir = GinkgoT().TempDir()
+	Expect(writeToolsHome(workDir)).To(Succeed())
+
+	By("starting a local cluster with a node, its registry on " + registryAddress + " mirroring quay.io and registry.access.redhat.com, and an audit of Foo status writes")
 	auditPolicyFile := filepath.Join(workDir, "audit-policy.yaml")
 	Expect(os.WriteFile(auditPolicyFile, []byte(auditPolicy), 0o644)).To(Succeed())
-	apiServer.Configure().
-		Set("authorization-mode", "RBAC").
-		// The suite's network namespace has no default route for the apiserver to pick its
-		// advertised address from, and nothing here reads the kubernetes Service's endpoints.
-		Set("advertise-address", "127.0.0.1").
-		Set("endpoint-reconciler-type", "none").
-		Set("audit-policy-file", auditPolicyFile).
-		Set("audit-log-path", auditLog())
-	testEnv.ControlPlane.Etcd = &envtest.Etcd{Out: etcdLog, Err: etcdLog}
-	restConfig, err = testEnv.Start()
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(func() {
-		Expect(testEnv.Stop()).To(Succeed())
+	dir := requiredEnv("E2E_DIR", "the folder of the suite's local cluster")
+	var err error
+	cluster, err = localcluster.Start(ctx, localcluster.Options{
+		Dir: dir, KeepLogs: true, Assets: localcluster.AssetsFromEnv(), Progress: GinkgoWriter,
+		Node: true, Registry: true, RegistryAddress: registryAddress, RegistryMirrors: []string{"quay.io", "registry.access.redhat.com"},
+		APIServerFlags: map[string]string{"audit-policy-file": auditPolicyFile, "audit-log-path": filepath.Join(dir, "logs", auditLogName)},
 	})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() { Expect(cluster.Stop()).To(Succeed()) })
 
 	scheme := runtime.NewScheme()
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
@@ -137,106 +153,163 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	Expect(operatorsv1.AddToScheme(scheme)).To(Succeed())
 	Expect(operatorsv2.AddToScheme(scheme)).To(Succeed())
 	Expect(tutorialv1.AddToScheme(scheme)).To(Succeed())
-	k8sClient, err = client.New(restConfig, client.Options{Scheme: scheme})
+	k8sClient, err = client.New(cluster.Config, client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
-	clientset, err = kubernetes.NewForConfig(restConfig)
-	Expect(err).NotTo(HaveOccurred())
+	clientset = cluster.Clientset
 
-	adminKubeconfig := filepath.Join(workDir, "admin.kubeconfig")
-	Expect(writeKubeconfig(adminKubeconfig, restConfig.Host, restConfig.CAData, &clientcmdapi.AuthInfo{
-		ClientCertificateData: restConfig.CertData, ClientKeyData: restConfig.KeyData,
-	})).To(Succeed())
+	By("pushing every image built for the suite to the registry")
+	for _, store := range tools.imageStores {
+		started := time.Now()
+		pushed, err := cluster.Registry.PushLayout(ctx, store)
+		Expect(err).NotTo(HaveOccurred())
+		GinkgoWriter.Printf("Pushed %d images of %s in %s\n", len(pushed), store, time.Since(started).Round(time.Millisecond))
+	}
 
-	By("starting kube-controller-manager's garbage collector, which deletes what an uninstalled CSV owned")
-	startSuiteProcess("kube-controller-manager", processEnv(), controllerManagerBinary,
-		"--kubeconfig="+adminKubeconfig, "--controllers=garbagecollector", "--leader-elect=false",
-		"--secure-port=0", "--v=1")
+	installOLM(ctx)
+}, NodeTimeout(10*time.Minute))
 
-	createNamespace(ctx, olmNamespace)
-
-	// Both operators serve health and metrics on :8080, which is why `make test-e2e` runs the
-	// suite in a network namespace of its own, where only loopback exists; the second one to
-	// start logs that the port is taken and runs on.
-	By("starting OLM's catalog operator")
-	startSuiteProcess("olm-catalog-operator", processEnv(), catalogOperatorBinary,
-		"--kubeconfig", adminKubeconfig, "--namespace", olmNamespace, "--writeStatusName", "")
-	By("starting OLM's olm operator")
-	startSuiteProcess("olm-operator", processEnv("KUBECONFIG="+adminKubeconfig), olmBinary,
-		"--namespace", olmNamespace, "--writeStatusName", "", "--writePackageServerStatusName", "")
-
-	By("starting the kubelet stand-in, which runs the manager for each Deployment OLM creates")
-	kubelet = newKubeletStandIn(clientset, restConfig.Host, restConfig.CAData, managerBinary, logDir, workDir)
-	kubeletCtx, stopKubelet := context.WithCancel(context.Background())
-	Expect(kubelet.start(kubeletCtx)).To(Succeed())
-	DeferCleanup(func() {
-		stopKubelet()
-		kubelet.stop()
-	})
-
-	catalogs = &catalogPublisher{binary: catalogServerBinary, workDir: workDir}
-	DeferCleanup(catalogs.stop)
-}, NodeTimeout(3*time.Minute))
-
-// startSuiteProcess starts a process that runs for the whole suite and is stopped after it.
-func startSuiteProcess(name string, env []string, binary string, args ...string) *process {
-	p, err := startProcess(logDir, name, env, binary, args...)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(func() {
-		Expect(p.stop()).To(Succeed())
-	})
-	return p
-}
-
-// printedLogLines is how much of each process's log a failed run prints; the whole logs stay
-// in the logs folder.
-const printedLogLines = 150
-
-// On failure, show what each process said: that is where the cause of a stuck CSV or a
-// forbidden request is written.
-var _ = ReportAfterSuite("process logs", func(report Report) {
-	if report.SuiteSucceeded || logDir == "" {
+// On failure, show what each process of the cluster said, and what the pods of OLM and of
+// the operator are doing: that is where the cause of a stuck CSV or a failed unpack is.
+var _ = ReportAfterSuite("cluster logs", func(report Report) {
+	if report.SuiteSucceeded || cluster == nil {
 		return
 	}
-	logs, _ := filepath.Glob(filepath.Join(logDir, "*.log"))
-	for _, log := range logs {
-		fmt.Printf("\n===== last %d lines of %s =====\n", printedLogLines, log)
-		printTail(log, printedLogLines)
-	}
-	fmt.Printf("\nThe whole logs of every process are in %s\n", logDir)
+	fmt.Println(cluster.LogTails(100))
 })
 
-func printTail(path string, lines int) {
-	file, err := os.Open(path)
-	if err != nil {
-		fmt.Println(err)
+// publishAs copies the image source of the registry to the name name there: for a name of a
+// mirrored registry, where the node pulls that name from.
+func publishAs(ctx context.Context, source, name string) {
+	GinkgoHelper()
+	transport, err := cluster.Registry.Transport()
+	Expect(err).NotTo(HaveOccurred())
+	options := []remote.Option{remote.WithContext(ctx), remote.WithTransport(transport)}
+	from, err := gcrname.ParseReference(source)
+	Expect(err).NotTo(HaveOccurred())
+	image, err := remote.Image(from, options...)
+	Expect(err).NotTo(HaveOccurred(), "reading %s", source)
+	mirrored, err := gcrname.ParseReference(name)
+	Expect(err).NotTo(HaveOccurred())
+	to, err := gcrname.ParseReference(registryAddress + "/" + mirrored.Context().RepositoryStr() + ":" + mirrored.Identifier())
+	Expect(err).NotTo(HaveOccurred())
+	Expect(remote.Write(to, image, options...)).To(Succeed(), "writing %s", to)
+}
+
+// describePodsOnFailure prints, if the current spec failed, what every pod outside
+// kube-system is doing and the tail of its logs.
+func describePodsOnFailure(ctx context.Context) {
+	if !CurrentSpecReport().Failed() {
 		return
 	}
-	defer file.Close()
-	var tail []string
-	scanner := bufio.NewScanner(file)
-	scanner.Buffer(make([]byte, 0, 64*1024), 4*1024*1024)
-	for scanner.Scan() {
-		tail = append(tail, scanner.Text())
-		if len(tail) > lines {
-			tail = tail[1:]
+	pods, err := clientset.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		GinkgoWriter.Printf("listing pods: %v\n", err)
+		return
+	}
+	for _, pod := range pods.Items {
+		if pod.Namespace == "kube-system" {
+			continue
+		}
+		GinkgoWriter.Printf("Pod %s/%s: %s\n", pod.Namespace, pod.Name, localcluster.DescribePod(&pod))
+		for _, container := range pod.Spec.Containers {
+			logs, err := clientset.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, &corev1.PodLogOptions{
+				Container: container.Name, TailLines: ptrTo[int64](30)}).DoRaw(ctx)
+			GinkgoWriter.Printf("  log of %s (%v):\n%s\n", container.Name, err, indent(string(logs)))
 		}
 	}
-	for _, line := range tail {
-		fmt.Println(line)
+}
+
+func ptrTo[T any](value T) *T { return &value }
+
+func indent(text string) string {
+	return "    " + strings.ReplaceAll(strings.TrimRight(text, "\n"), "\n", "\n    ")
+}
+
+// writeToolsHome writes the home folder the suite runs the tools in: opm and operator-sdk
+// pull images with containers/image, which wants a signature policy (containers-common's
+// policy.json on most machines); this one accepts any image.
+func writeToolsHome(dir string) error {
+	policyDir := filepath.Join(dir, "home", ".config", "containers")
+	if err := os.MkdirAll(policyDir, 0o755); err != nil {
+		return err
 	}
+	return os.WriteFile(filepath.Join(policyDir, "policy.json"), []byte(`{"default":[{"type":"insecureAcceptAnything"}]}`), 0o644)
 }
 
-// writeKubeconfig writes a kubeconfig for server, trusted through ca, as authInfo.
-func writeKubeconfig(path, server string, ca []byte, authInfo *clientcmdapi.AuthInfo) error {
-	config := clientcmdapi.NewConfig()
-	config.Clusters["e2e"] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: ca}
-	config.AuthInfos["e2e"] = authInfo
-	config.Contexts["e2e"] = &clientcmdapi.Context{Cluster: "e2e", AuthInfo: "e2e"}
-	config.CurrentContext = "e2e"
-	return clientcmd.WriteToFile(*config, path)
-}
-
-func createNamespace(ctx context.Context, name string) {
+// run runs a tool as a user would, in dir (the working folder, when the tool writes into
+// it), with the cluster's kubeconfig and the registry's CA added to the machine's trust,
+// and returns its output; it fails the spec with the output if the tool fails.
+func run(ctx context.Context, dir, binary string, args ...string) string {
 	GinkgoHelper()
-	Expect(k8sClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})).To(Succeed())
+	output, err := runTool(ctx, dir, binary, args...)
+	Expect(err).NotTo(HaveOccurred(), "%s %s failed:\n%s", filepath.Base(binary), strings.Join(args, " "), output)
+	return output
+}
+
+// runTool is run, returning the tool's error instead of failing.
+func runTool(ctx context.Context, dir, binary string, args ...string) (string, error) {
+	return runToolWithEnv(ctx, dir, nil, binary, args...)
+}
+
+// runToolWithEnv is runTool with env added to (or replacing) the tool's environment.
+func runToolWithEnv(ctx context.Context, dir string, env []string, binary string, args ...string) (string, error) {
+	GinkgoWriter.Printf("$ %s %s\n", filepath.Base(binary), strings.Join(args, " "))
+	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(),
+		"KUBECONFIG="+cluster.Kubeconfig, "SSL_CERT_FILE="+cluster.Registry.TrustBundle,
+		"HOME="+filepath.Join(workDir, "home"), "KUBECTL="+tools.kubectl, "KUSTOMIZE="+tools.kustomize), env...)
+	started := time.Now()
+	output, err := cmd.CombinedOutput()
+	GinkgoWriter.Printf("%s(%s, %s)\n", shorten(string(output)), describeExit(err), time.Since(started).Round(100*time.Millisecond))
+	return string(output), err
+}
+
+// shorten keeps a long output (a rendered manifest) to its first and last lines in the log.
+func shorten(output string) string {
+	const keep = 25
+	lines := strings.SplitAfter(output, "\n")
+	if len(lines) <= 3*keep {
+		return output
+	}
+	return strings.Join(lines[:keep], "") + fmt.Sprintf("... (%d lines) ...\n", len(lines)-2*keep) + strings.Join(lines[len(lines)-keep:], "")
+}
+
+func describeExit(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	return err.Error()
+}
+
+// kubectl runs kubectl as a user would, from the suite's folder.
+func kubectl(ctx context.Context, args ...string) string {
+	GinkgoHelper()
+	return run(ctx, workDir, tools.kubectl, args...)
+}
+
+// scratchDir makes an empty folder for a tool that writes into its working folder
+// (operator-sdk run bundle keeps caches there).
+func scratchDir(name string) string {
+	GinkgoHelper()
+	dir := filepath.Join(workDir, name)
+	Expect(os.RemoveAll(dir)).To(Succeed())
+	Expect(os.MkdirAll(dir, 0o755)).To(Succeed())
+	return dir
+}
+
+// createNamespace creates a namespace, deleted when the spec (or the container, from a
+// BeforeAll) ends.
+func createNamespace(ctx context.Context, name string, labels map[string]string) {
+	GinkgoHelper()
+	namespace := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
+	Expect(k8sClient.Create(ctx, namespace)).To(Succeed())
+	DeferCleanup(func(ctx context.Context) {
+		Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, namespace))).To(Succeed())
+		expectGone(ctx, namespace, installTimeout)
+	})
+	// Pods are refused until the namespace's default ServiceAccount exists.
+	Eventually(func() error {
+		return k8sClient.Get(ctx, client.ObjectKey{Namespace: name, Name: "default"}, &corev1.ServiceAccount{})
+	}).WithContext(ctx).Should(Succeed(), "the default ServiceAccount of %s", name)
 }

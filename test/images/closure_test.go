@@ -243,6 +243,14 @@ func TestCatalogImageIsWhatCatalogDockerfileDeclares(t *testing.T) {
 			t.Errorf("catalog.Dockerfile copies %s, which %s lacks: %v", dst, reference, err)
 		}
 	}
+	// operator-sdk run bundle runs `sh -c "opm serve ..."` in an index image: the base has
+	// busybox's shell on PATH, as upstream's (distroless/static:debug) has.
+	if target, err := os.Readlink(filepath.Join(root, "busybox", "sh")); err != nil || target != "busybox" {
+		t.Errorf("the catalog image has no /busybox/sh linked to busybox (%q, %v)", target, err)
+	}
+	if !slices.ContainsFunc(config.Env, func(env string) bool { return strings.HasPrefix(env, "PATH=") && strings.HasSuffix(env, ":/busybox") }) {
+		t.Errorf("the catalog image's PATH does not end with /busybox: %v", config.Env)
+	}
 }
 
 // serveCatalog runs the catalog image's own opm on its own /configs, as the image's

@@ -57,7 +57,7 @@ func TestMain(m *testing.M) {
 
 func run(m *testing.M) int {
 	for name, value := range map[string]*string{
-		"REGISTRY": &env.registryBinary, "OPM": &env.opm, "OPERATOR_SDK": &env.operatorSDK,
+		"REGISTRY_SERVER": &env.registryBinary, "OPM": &env.opm, "OPERATOR_SDK": &env.operatorSDK,
 		"IMAGE_TAG_BASE": &env.imageTagBase, "IMAGE_CHECKOUT": &env.checkout, "IMAGE_TEST_DIR": &env.dir,
 	} {
 		if *value = os.Getenv(name); *value == "" {

@@ -31,8 +31,9 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 )
 
-// untar writes the flattened filesystem of image into root: folders and regular files,
-// which is all this project's images hold.
+// untar writes the flattened filesystem of image into root: folders, regular files and
+// symbolic links (busybox's applets, in the opm base image), which is all this project's
+// images hold. Links are made as they are, never followed.
 func untar(image v1.Image, root string) error {
 	reader := mutate.Extract(image)
 	defer func() { _ = reader.Close() }()
@@ -64,6 +65,13 @@ func untar(image v1.Image, root string) error {
 			}
 			_, copyErr := io.Copy(file, archive)
 			if err := errors.Join(copyErr, file.Close()); err != nil {
+				return err
+			}
+		case tar.TypeSymlink:
+			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+				return err
+			}
+			if err := os.Symlink(header.Linkname, target); err != nil {
 				return err
 			}
 		default:

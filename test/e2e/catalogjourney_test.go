@@ -1,0 +1,251 @@
+//go:build e2e
+
+/*
+Copyright 2026 The foo-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	operatorsv2 "github.com/operator-framework/api/pkg/operators/v2"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/yaml"
+
+	tutorialv1 "github.com/example/foo-operator/api/v1"
+	"github.com/example/foo-operator/test/localcluster"
+)
+
+func catalogJourney() {
+	const (
+		// The names of the README's installation YAML.
+		operatorNamespace = packageName
+		catalogSource     = "foo-operator-catalog"
+		storyNamespace    = "catalog-story"
+	)
+	var (
+		published *testCatalog
+		// catalogImage is the tag the CatalogSource polls; each release is published there.
+		catalogImage string
+		// The story's Foos, as they are before every upgrade.
+		stories map[string]*tutorialv1.Foo
+	)
+
+	BeforeAll(func(ctx context.Context) {
+		catalogImage = imageTagBase + "-catalog:latest"
+		var err error
+		published, err = loadPublishedCatalog()
+		Expect(err).NotTo(HaveOccurred())
+		createNamespace(ctx, storyNamespace, nil)
+	})
+
+	It("installs 0.1.0 from the catalog image with the README's YAML, and the operator plays the story", func(ctx context.Context) {
+		first, err := published.upTo("0.1.0")
+		Expect(err).NotTo(HaveOccurred())
+		publishCatalog(ctx, first, catalogImage)
+
+		By("applying the README's CatalogSource, Namespace, OperatorGroup and Subscription")
+		manifest := readmeInstallYAML(catalogImage)
+		kubectl(ctx, "apply", "-f", manifest)
+		DeferCleanup(func(ctx context.Context) {
+			kubectl(ctx, "delete", "--ignore-not-found", "catalogsource/"+catalogSource, "-n", olmNamespace)
+		})
+		expectInstalled(ctx, operatorNamespace, packageName, "0.1.0")
+		playStory(ctx, operatorNamespace, storyNamespace)
+		stories = foosIn(ctx, storyNamespace)
+
+		By("checking that the statuses were written by the operator as the CSV's ServiceAccount")
+		Expect(statusWriters(storyNamespace, "foo-01")).To(ConsistOf(
+			"system:serviceaccount:" + operatorNamespace + ":" + operatorServiceAccount))
+	}, SpecTimeout(10*time.Minute))
+
+	It("upgrades to 0.2.0 and 0.3.0 as each is published under the same tag, through the catalog's graph, keeping the Foos", func(ctx context.Context) {
+		previous := "0.1.0"
+		for _, version := range []string{"0.2.0", "0.3.0"} {
+			next, err := published.upTo(version)
+			Expect(err).NotTo(HaveOccurred())
+			publishCatalog(ctx, next, catalogImage)
+			expectInstalled(ctx, operatorNamespace, packageName, version)
+			csv := expectCSVSucceeded(ctx, operatorNamespace, csvName(version))
+			Expect(csv.Spec.Replaces).To(Equal(csvName(previous)), "the catalog's graph: %s replaces %s", version, previous)
+			expectGone(ctx, &operatorsv1alpha1.ClusterServiceVersion{ObjectMeta: metav1.ObjectMeta{
+				Namespace: operatorNamespace, Name: csvName(previous)}}, installTimeout)
+			expectSameFoos(ctx, storyNamespace, stories)
+
+			By("deleting the manager's pod once the RBAC of " + previous + " is gone: the new pod runs on " + version + "'s alone")
+			expectNoRBACOf(ctx, operatorNamespace, csvName(previous))
+			pod, err := managerPod(ctx, operatorNamespace)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(k8sClient.Delete(ctx, pod)).To(Succeed())
+			Eventually(func(g Gomega) {
+				replacement, err := managerPod(ctx, operatorNamespace)
+				g.Expect(err).NotTo(HaveOccurred())
+				g.Expect(replacement.UID).NotTo(Equal(pod.UID))
+				g.Expect(replacement.Status.ContainerStatuses).To(ConsistOf(HaveField("Ready", BeTrue())),
+					"the new pod: %s", localcluster.DescribePod(replacement))
+			}).WithContext(ctx).WithTimeout(installTimeout).Should(Succeed())
+			expectStillFollows(ctx, operatorNamespace, storyNamespace)
+			expectNoForbidden(ctx, operatorNamespace)
+			previous = version
+		}
+	}, SpecTimeout(15*time.Minute))
+
+	It("holds a published upgrade while a Foo asks it to, and completes it once the hold is removed", func(ctx context.Context) {
+		const head, next = "0.3.0", "0.4.0"
+		By("holding upgrades on foo-02")
+		patchHold(ctx, storyNamespace, "foo-02", "e2e: keep the current release")
+		Eventually(func(g Gomega) {
+			condition := &operatorsv2.OperatorCondition{}
+			g.Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: operatorNamespace, Name: csvName(head)}, condition)).To(Succeed())
+			upgradeable := meta.FindStatusCondition(condition.Status.Conditions, operatorsv2.Upgradeable)
+			g.Expect(upgradeable).NotTo(BeNil(), "OLM shows no Upgradeable condition in OperatorCondition %s", condition.Name)
+			g.Expect(upgradeable.Status).To(Equal(metav1.ConditionFalse), "Upgradeable: %s", upgradeable.Message)
+		}).WithContext(ctx).WithTimeout(operatorStepTimeout).Should(Succeed())
+
+		By("publishing release " + next + " (the bundle of " + head + " renamed) under the same tag")
+		publishBundleCopy(ctx, head, next)
+		withNext, err := published.withRelease(next)
+		Expect(err).NotTo(HaveOccurred())
+		publishCatalog(ctx, withNext, catalogImage)
+		nextCSV := &operatorsv1alpha1.ClusterServiceVersion{}
+		heldPending := func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: operatorNamespace, Name: csvName(next)}, nextCSV)).To(Succeed())
+			g.Expect(nextCSV.Status.Phase).To(Equal(operatorsv1alpha1.CSVPhasePending))
+			g.Expect(nextCSV.Status.Reason).To(Equal(operatorsv1alpha1.CSVReasonOperatorConditionNotUpgradeable),
+				"CSV %s: %s", nextCSV.Name, nextCSV.Status.Message)
+		}
+		Eventually(heldPending).WithContext(ctx).WithTimeout(installTimeout).Should(Succeed())
+		// OLM re-checks a pending CSV on every resync; it must stay held, with the release in
+		// place still deployed and running.
+		Consistently(heldPending).WithContext(ctx).WithTimeout(5 * time.Second).Should(Succeed())
+		deployment := &appsv1.Deployment{}
+		Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: operatorNamespace, Name: operatorDeployment}, deployment)).To(Succeed())
+		Expect(deployment.Spec.Template.Spec.Containers[0].Env).To(ContainElement(
+			corev1.EnvVar{Name: "OPERATOR_CONDITION_NAME", Value: csvName(head)}), "the Deployment is no longer that of %s", head)
+		expectManagerRunning(ctx, operatorNamespace, managerImage(head))
+
+		By("removing the hold")
+		patchHold(ctx, storyNamespace, "foo-02", "")
+		expectInstalled(ctx, operatorNamespace, packageName, next)
+		expectGone(ctx, &operatorsv1alpha1.ClusterServiceVersion{ObjectMeta: metav1.ObjectMeta{
+			Namespace: operatorNamespace, Name: csvName(head)}}, installTimeout)
+		expectStillFollows(ctx, operatorNamespace, storyNamespace)
+		// Checked before the uninstall: then the garbage collector may delete the RoleBinding
+		// before the manager stops, and its last request, releasing the leader lease, is denied.
+		expectNoForbidden(ctx, operatorNamespace)
+	}, SpecTimeout(10*time.Minute))
+
+	It("tells, in the Subscription, that a published release's bundle image is missing, naming it", func(ctx context.Context) {
+		const head, missing = "0.4.0", "0.5.0"
+		withHead, err := published.withRelease(head)
+		Expect(err).NotTo(HaveOccurred())
+		broken, err := withHead.withRelease(missing)
+		Expect(err).NotTo(HaveOccurred())
+		publishCatalog(ctx, broken, catalogImage)
+
+		subscription := &operatorsv1alpha1.Subscription{}
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: operatorNamespace, Name: packageName}, subscription)).To(Succeed())
+			var messages []string
+			for _, condition := range subscription.Status.Conditions {
+				if condition.Status == corev1.ConditionTrue {
+					messages = append(messages, string(condition.Type)+": "+condition.Reason+": "+condition.Message)
+				}
+			}
+			g.Expect(messages).To(ContainElement(ContainSubstring(bundleImage(missing))),
+				"a condition of the Subscription naming the missing image %s", bundleImage(missing))
+		}).WithContext(ctx).WithTimeout(installTimeout).Should(Succeed())
+		for _, condition := range subscription.Status.Conditions {
+			if condition.Status == corev1.ConditionTrue && strings.Contains(condition.Message, bundleImage(missing)) {
+				AddReportEntry("What the Subscription says of a missing bundle image",
+					string(condition.Type)+" ("+condition.Reason+"): "+condition.Message)
+			}
+		}
+		expectManagerRunning(ctx, operatorNamespace, managerImage("0.3.0"))
+
+		By("publishing the catalog without the broken release again")
+		publishCatalog(ctx, withHead, catalogImage)
+	}, SpecTimeout(10*time.Minute))
+
+	It("uninstalls: the operator and what OLM made for it go, the CRD and the Foos stay", func(ctx context.Context) {
+		uninstall(ctx, operatorNamespace, csvName("0.4.0"))
+		Expect(k8sClient.Get(ctx, types.NamespacedName{Name: fooCRD}, &apiextensionsv1.CustomResourceDefinition{})).To(Succeed())
+		expectSameFoos(ctx, storyNamespace, stories)
+		deleteCRD(ctx)
+	}, SpecTimeout(10*time.Minute))
+}
+
+// readmeInstallYAML writes the README's installation YAML (CatalogSource, Namespace,
+// OperatorGroup, Subscription) into a file, with its catalog image replaced by image, and
+// returns the file's path: the suite installs the way the README tells users to.
+func readmeInstallYAML(image string) string {
+	GinkgoHelper()
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	Expect(err).NotTo(HaveOccurred())
+	var block string
+	for _, match := range regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(string(readme), -1) {
+		if strings.Contains(match[1], "kind: CatalogSource") && strings.Contains(match[1], "kind: Subscription") {
+			block = match[1]
+		}
+	}
+	Expect(block).NotTo(BeEmpty(), "the README shows no CatalogSource and Subscription")
+	placeholder := regexp.MustCompile(`image: <registry>/foo-operator-catalog:\S+`)
+	Expect(placeholder.MatchString(block)).To(BeTrue(), "the README's CatalogSource names no <registry>/foo-operator-catalog image")
+	block = placeholder.ReplaceAllString(block, "image: "+image)
+	var check map[string]any
+	Expect(yaml.Unmarshal([]byte(strings.Split(block, "\n---\n")[0]), &check)).To(Succeed())
+	path := filepath.Join(workDir, "readme-install.yaml")
+	Expect(os.WriteFile(path, []byte(block), 0o644)).To(Succeed())
+	return path
+}
+
+// publishBundleCopy publishes the bundle of release from renamed as release to: the next
+// release as OLM sees it when nothing else changed, replacing from. It is built from the
+// bundle folder `make bundle` wrote for from, as `make bundle-build` builds bundles.
+func publishBundleCopy(ctx context.Context, from, to string) {
+	GinkgoHelper()
+	source := filepath.Join(tools.checkout, "bundle")
+	dir := scratchDir("bundle-" + to)
+	run(ctx, workDir, "cp", "-r", source+"/.", dir)
+	csvPath := filepath.Join(dir, "manifests", packageName+".clusterserviceversion.yaml")
+	data, err := os.ReadFile(csvPath)
+	Expect(err).NotTo(HaveOccurred())
+	var csv map[string]any
+	Expect(yaml.Unmarshal(data, &csv)).To(Succeed())
+	Expect(csv["spec"].(map[string]any)["version"]).To(Equal(from), "%s is the bundle of %s", source, from)
+	csv["metadata"].(map[string]any)["name"] = csvName(to)
+	csv["spec"].(map[string]any)["version"] = to
+	csv["spec"].(map[string]any)["replaces"] = csvName(from)
+	data, err = yaml.Marshal(csv)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(os.WriteFile(csvPath, data, 0o644)).To(Succeed())
+	run(ctx, workDir, tools.imagebuilder, "bundle", "--store", tools.imageStore, "--dir", dir, "--tag", bundleImage(to))
+	_, err = cluster.Registry.PushLayout(ctx, tools.imageStore, bundleImage(to))
+	Expect(err).NotTo(HaveOccurred())
+}

@@ -1,0 +1,145 @@
+//go:build e2e
+
+/*
+Copyright 2026 The foo-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// repoRoot is the project, where a user runs make.
+var repoRoot = filepath.Join("..", "..")
+
+func deployJourney() {
+	const (
+		operatorNamespace = "foo-operator-system"
+		storyNamespace    = "deploy-story"
+	)
+
+	It("deploys 0.3.0 with make deploy; the Foos of kubectl create follow kubectl run and delete", func(ctx context.Context) {
+		root, err := filepath.Abs(repoRoot)
+		Expect(err).NotTo(HaveOccurred())
+		run(ctx, root, "make", "--no-print-directory", "deploy", "IMG="+managerImage("0.3.0"))
+		Expect(cluster.WaitDeploymentAvailable(ctx, operatorNamespace, operatorDeployment, installTimeout)).To(Succeed())
+		expectManagerRunning(ctx, operatorNamespace, managerImage("0.3.0"))
+
+		createNamespace(ctx, storyNamespace, nil)
+		kubectl(ctx, "create", "-n", storyNamespace, "-f", filepath.Join(root, "config", "samples", "tutorial_v1_foo.yaml"))
+		expectHappy(ctx, operatorNamespace, storyNamespace, "foo-01", false)
+		kubectl(ctx, "run", "jack", "-n", storyNamespace, "--image="+cluster.Image("pause"))
+		kubectl(ctx, "wait", "-n", storyNamespace, "--for=condition=Happy=true", "--timeout=60s", "foo/foo-01")
+		expectHappy(ctx, operatorNamespace, storyNamespace, "foo-02", false)
+		kubectl(ctx, "delete", "-n", storyNamespace, "pod", "jack")
+		kubectl(ctx, "wait", "-n", storyNamespace, "--for=condition=Happy=false", "--timeout=60s", "foo/foo-01")
+		expectNoForbidden(ctx, operatorNamespace)
+	}, SpecTimeout(8*time.Minute))
+
+	It("removes everything with make undeploy", func(ctx context.Context) {
+		root, err := filepath.Abs(repoRoot)
+		Expect(err).NotTo(HaveOccurred())
+		rendered := run(ctx, root, tools.kustomize, "build", "config/default")
+		run(ctx, root, "make", "--no-print-directory", "undeploy")
+		expectGone(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: operatorNamespace}}, installTimeout)
+		expectGone(ctx, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}, installTimeout)
+		// Every cluster-scoped object config/default made is gone too.
+		Expect(rendered).To(ContainSubstring("kind: ClusterRole"))
+		var roles rbacv1.ClusterRoleList
+		Expect(k8sClient.List(ctx, &roles)).To(Succeed())
+		var bindings rbacv1.ClusterRoleBindingList
+		Expect(k8sClient.List(ctx, &bindings)).To(Succeed())
+		for _, object := range append(objectsNamed(roles.Items), objectsNamed(bindings.Items)...) {
+			Expect(object).NotTo(HavePrefix("foo-operator-"), "%s is left behind", object)
+		}
+	}, SpecTimeout(5*time.Minute))
+}
+
+// objectsNamed lists the names of objects.
+func objectsNamed[T any, PT interface {
+	*T
+	client.Object
+}](objects []T) []string {
+	result := make([]string, 0, len(objects))
+	for i := range objects {
+		result = append(result, PT(&objects[i]).GetName())
+	}
+	return result
+}
+
+// scorecardResult is what `operator-sdk scorecard -o json` prints.
+type scorecardResult struct {
+	Items []struct {
+		Spec struct {
+			Image      string   `json:"image"`
+			Entrypoint []string `json:"entrypoint"`
+		} `json:"spec"`
+		Status struct {
+			Results []struct {
+				Name   string   `json:"name"`
+				State  string   `json:"state"`
+				Errors []string `json:"errors"`
+				Log    string   `json:"log"`
+			} `json:"results"`
+		} `json:"status"`
+	} `json:"items"`
+}
+
+func scorecardJourney() {
+	It("passes all six configured tests, run as pods on the node from the bundle image", func(ctx context.Context) {
+		const namespace = "scorecard"
+		createNamespace(ctx, namespace, nil)
+		output := run(ctx, scratchDir("scorecard"), tools.operatorSDK, "scorecard", bundleImage("0.3.0"),
+			"--namespace", namespace, "--output", "json", "--wait-time", "180s",
+			// The images that hold the bundle for the test pods: busybox, built here (the
+			// defaults are quay.io images named by digest).
+			"--untar-image", cluster.Image("busybox"), "--storage-image", cluster.Image("busybox"))
+		var result scorecardResult
+		Expect(json.Unmarshal([]byte(output[indexOfJSON(output):]), &result)).To(Succeed(), "scorecard's output:\n%s", output)
+		var passed []string
+		for _, item := range result.Items {
+			Expect(item.Spec.Image).To(Equal("quay.io/operator-framework/scorecard-test:v1.42.2"),
+				"the bundle's scorecard configuration names the test image, pulled through the registry's quay.io mirror")
+			for _, test := range item.Status.Results {
+				Expect(test.State).To(Equal("pass"), "scorecard test %s: %v\n%s", test.Name, test.Errors, test.Log)
+				passed = append(passed, test.Name)
+			}
+		}
+		Expect(passed).To(ConsistOf("basic-check-spec", "olm-bundle-validation", "olm-crds-have-validation",
+			"olm-crds-have-resources", "olm-spec-descriptors", "olm-status-descriptors"))
+	}, SpecTimeout(8*time.Minute))
+}
+
+// indexOfJSON is where the JSON document begins in a tool's output (after its log lines).
+func indexOfJSON(output string) int {
+	for i, c := range output {
+		if c == '{' {
+			return i
+		}
+	}
+	return 0
+}
