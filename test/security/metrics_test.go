@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -115,8 +116,14 @@ var _ = Describe("The metrics endpoint", func() {
 	})
 
 	It("serves the metrics to a token bound to the metrics-reader role", func(ctx context.Context) {
-		status, body := scrape(ctx, serviceAccountToken(ctx, harness.MetricsReaderRole))
-		Expect(status).To(Equal(http.StatusOK))
-		Expect(body).To(ContainSubstring(`controller_runtime_reconcile_total{controller="foo-controller"`))
+		token := serviceAccountToken(ctx, harness.MetricsReaderRole)
+		// The controller's own series appear once the manager leads and has started it;
+		// the endpoint answers before that.
+		Eventually(func(g Gomega) {
+			status, body := scrape(ctx, token)
+			g.Expect(status).To(Equal(http.StatusOK))
+			g.Expect(strings.Contains(body, `controller_runtime_reconcile_total{controller="foo-controller"`)).To(BeTrue(),
+				"the foo-controller's reconcile_total series in the metrics served")
+		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
 	})
 })
