@@ -91,6 +91,8 @@ test-reliability: manifests generate fmt vet envtest kustomize ## Run the long t
 # and the images it adds to those of test-images: OLM's own and scorecard-test.
 E2E_DIR ?= $(LOCALBIN)/e2e
 E2E_TEST = $(LOCALBIN)/e2e.test
+# E2E_ARGS are extra flags of the suite, e.g. E2E_ARGS='-ginkgo.focus=scorecard' runs one journey.
+E2E_ARGS ?=
 E2E_IMAGES = $(E2E_DIR)/images
 # The suite's registry serves on this address inside the suite's own network namespace,
 # where it is free by construction; quay.io is mirrored there (see test/e2e).
@@ -117,7 +119,7 @@ test-e2e: test-images-build node olm scorecard-test operator-sdk opm kustomize h
 		KUBECTL="$(KUBECTL_LOCAL)" E2E_DIR="$(E2E_DIR)/cluster" IMAGE_STORES="$(IMAGE_TEST_DIR)/store $(E2E_IMAGES)" \
 		IMAGE_CHECKOUT="$(IMAGE_TEST_DIR)/checkout" IMAGE_TAG_BASE="$(IMAGE_TEST_BASE)" OLM_IMAGE="$(OLM_IMAGE)" OPM_IMAGE="$(OPM_IMAGE)" \
 		unshare --net -- sh -c 'ip link set lo up && exec "$$0" "$$@"' \
-		$(E2E_TEST) -test.v -test.timeout 50m -ginkgo.v -ginkgo.no-color
+		$(E2E_TEST) -test.v -test.timeout 50m -ginkgo.v -ginkgo.no-color $(E2E_ARGS)
 
 # NODE_TEST_DIR holds the node suite's local cluster (whose logs/ keeps the log of every
 # process) and the manager image it deploys.

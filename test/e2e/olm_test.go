@@ -89,7 +89,7 @@ func expectInstalled(ctx context.Context, namespace, subscriptionName, version s
 		plan := &operatorsv1alpha1.InstallPlan{}
 		g.Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: namespace, Name: subscription.Status.InstallPlanRef.Name}, plan)).To(Succeed())
 		g.Expect(plan.Status.Phase).To(Equal(operatorsv1alpha1.InstallPlanPhaseComplete), "InstallPlan %s: %s", plan.Name, plan.Status.Message)
-		g.Expect(subscription.Status.State).To(Equal(operatorsv1alpha1.SubscriptionStateAtLatest), "the Subscription's state")
+		g.Expect(subscription.Status.State).To(BeEquivalentTo(operatorsv1alpha1.SubscriptionStateAtLatest), "the Subscription's state")
 	}).WithContext(ctx).WithTimeout(installTimeout).Should(Succeed())
 	expectCRDEstablished(ctx)
 	expectManagerRunning(ctx, namespace, managerImage(version))
