@@ -63,6 +63,11 @@ func catalogJourney() {
 		published, err = loadPublishedCatalog()
 		Expect(err).NotTo(HaveOccurred())
 		createNamespace(ctx, storyNamespace, nil)
+		// Registered here, it runs once the journey's last spec is done (the specs after the
+		// install poll the same CatalogSource).
+		DeferCleanup(func(ctx context.Context) {
+			kubectl(ctx, "delete", "--ignore-not-found", "catalogsource/"+catalogSource, "-n", olmNamespace)
+		})
 	})
 
 	It("installs 0.1.0 from the catalog image with the README's YAML, and the operator plays the story", func(ctx context.Context) {
@@ -73,9 +78,6 @@ func catalogJourney() {
 		By("applying the README's CatalogSource, Namespace, OperatorGroup and Subscription")
 		manifest := readmeInstallYAML(catalogImage)
 		kubectl(ctx, "apply", "-f", manifest)
-		DeferCleanup(func(ctx context.Context) {
-			kubectl(ctx, "delete", "--ignore-not-found", "catalogsource/"+catalogSource, "-n", olmNamespace)
-		})
 		expectInstalled(ctx, operatorNamespace, packageName, "0.1.0")
 		playStory(ctx, operatorNamespace, storyNamespace)
 		stories = foosIn(ctx, storyNamespace)
