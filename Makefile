@@ -91,6 +91,9 @@ test-reliability: manifests generate fmt vet envtest kustomize ## Run the long t
 # and the images it adds to those of test-images: OLM's own and scorecard-test.
 E2E_DIR ?= $(LOCALBIN)/e2e
 E2E_TEST = $(LOCALBIN)/e2e.test
+# E2E_REUSE_IMAGES=1 uses the images test-images built from this checkout instead of building
+# them again (as .ci/run does, right after test-images).
+E2E_REUSE_IMAGES ?=
 # E2E_ARGS are extra flags of the suite, e.g. E2E_ARGS='-ginkgo.focus=scorecard' runs one journey.
 E2E_ARGS ?=
 E2E_IMAGES = $(E2E_DIR)/images
@@ -108,7 +111,7 @@ OLM_MODULE = $(shell cd hack/tools/olm && go list -m -f '{{.Dir}}' $(OLM_PKG))
 # scorecard. It runs in a network namespace of its own (the cluster's namespaces nest
 # in it), so that the registry's fixed address is free. Needs root.
 .PHONY: test-e2e
-test-e2e: test-images-build node olm scorecard-test operator-sdk opm kustomize helm imagebuilder ## Install, upgrade and uninstall the operator with OLM running on a local cluster's node: run bundle, catalog, make deploy, scorecard (as root).
+test-e2e: $(if $(E2E_REUSE_IMAGES),,test-images-build) node olm scorecard-test operator-sdk opm kustomize helm imagebuilder ## Install, upgrade and uninstall the operator with OLM running on a local cluster's node: run bundle, catalog, make deploy, scorecard (as root).
 	@rm -rf $(E2E_IMAGES)
 	@$(IMAGEBUILDER) olm --store $(E2E_IMAGES) --bin $(OLM_BIN) --busybox $$(command -v busybox) --platform linux/$(GOARCH) --tag $(OLM_IMAGE)
 	@$(IMAGEBUILDER) scorecard-test --store $(E2E_IMAGES) --binary $(SCORECARD_TEST) --platform linux/$(GOARCH) --tag $(SCORECARD_TEST_IMAGE)

@@ -154,7 +154,7 @@ func catalogJourney() {
 
 		By("removing the hold")
 		patchHold(ctx, storyNamespace, "foo-02", "")
-		expectInstalled(ctx, operatorNamespace, packageName, next)
+		expectInstalledRunning(ctx, operatorNamespace, packageName, next, managerImage(head))
 		expectGone(ctx, &operatorsv1alpha1.ClusterServiceVersion{ObjectMeta: metav1.ObjectMeta{
 			Namespace: operatorNamespace, Name: csvName(head)}}, installTimeout)
 		expectStillFollows(ctx, operatorNamespace, storyNamespace)

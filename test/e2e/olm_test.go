@@ -80,6 +80,13 @@ func subscribe(ctx context.Context, namespace, catalog string, targetNamespaces 
 // running the release's image, and the Subscription at the latest release it knows of.
 func expectInstalled(ctx context.Context, namespace, subscriptionName, version string) {
 	GinkgoHelper()
+	expectInstalledRunning(ctx, namespace, subscriptionName, version, managerImage(version))
+}
+
+// expectInstalledRunning is expectInstalled for a release whose manager runs image (a
+// release that only renames an earlier one's bundle runs that one's image).
+func expectInstalledRunning(ctx context.Context, namespace, subscriptionName, version, image string) {
+	GinkgoHelper()
 	expectCSVSucceeded(ctx, namespace, csvName(version))
 	subscription := &operatorsv1alpha1.Subscription{}
 	Eventually(func(g Gomega) {
@@ -92,7 +99,7 @@ func expectInstalled(ctx context.Context, namespace, subscriptionName, version s
 		g.Expect(subscription.Status.State).To(BeEquivalentTo(operatorsv1alpha1.SubscriptionStateAtLatest), "the Subscription's state")
 	}).WithContext(ctx).WithTimeout(installTimeout).Should(Succeed())
 	expectCRDEstablished(ctx)
-	expectManagerRunning(ctx, namespace, managerImage(version))
+	expectManagerRunning(ctx, namespace, image)
 }
 
 func expectCRDEstablished(ctx context.Context) {
