@@ -109,7 +109,9 @@ OLM_MODULE = $(shell cd hack/tools/olm && go list -m -f '{{.Dir}}' $(OLM_PKG))
 # release manifests and running as pods on a local cluster's node, every image from the
 # local registry: `operator-sdk run bundle`, a catalog image, and `make deploy`; and the
 # scorecard. It runs in a network namespace of its own (the cluster's namespaces nest
-# in it), so that the registry's fixed address is free. Needs root.
+# in it), so that the registry's fixed address is free. Needs root. The suite gives the
+# tools it runs a HOME of their own (operator-sdk writes there); GOCACHE and GOMODCACHE
+# keep `make deploy`'s Go builds on this machine's caches, since there is no route out.
 .PHONY: test-e2e
 test-e2e: $(if $(E2E_REUSE_IMAGES),,test-images-build) node olm scorecard-test operator-sdk opm kustomize helm imagebuilder ## Install, upgrade and uninstall the operator with OLM running on a local cluster's node: run bundle, catalog, make deploy, scorecard (as root).
 	@rm -rf $(E2E_IMAGES)
@@ -118,7 +120,7 @@ test-e2e: $(if $(E2E_REUSE_IMAGES),,test-images-build) node olm scorecard-test o
 	go vet -tags e2e ./test/e2e/...
 	go test -c -tags e2e -o $(E2E_TEST) ./test/e2e
 	cd test/e2e && $(NODE_ENV) KUSTOMIZE="$(KUSTOMIZE)" OPERATOR_SDK="$(OPERATOR_SDK)" OPM="$(OPM)" IMAGEBUILDER="$(IMAGEBUILDER)" \
-		HELM="$(HELM)" OLM_MODULE="$(OLM_MODULE)" \
+		HELM="$(HELM)" OLM_MODULE="$(OLM_MODULE)" GOCACHE="$$(go env GOCACHE)" GOMODCACHE="$$(go env GOMODCACHE)" \
 		KUBECTL="$(KUBECTL_LOCAL)" E2E_DIR="$(E2E_DIR)/cluster" IMAGE_STORES="$(IMAGE_TEST_DIR)/store $(E2E_IMAGES)" \
 		IMAGE_CHECKOUT="$(IMAGE_TEST_DIR)/checkout" IMAGE_TAG_BASE="$(IMAGE_TEST_BASE)" OLM_IMAGE="$(OLM_IMAGE)" OPM_IMAGE="$(OPM_IMAGE)" \
 		unshare --net -- sh -c 'ip link set lo up && exec "$$0" "$$@"' \
