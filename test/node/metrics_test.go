@@ -51,7 +51,9 @@ var _ = Describe("The metrics endpoint, reached from another pod through the Ser
 		code, output := scrape(ctx, namespace, "allowed", reader, true)
 		Expect(code).To(BeZero(), output)
 		Expect(output).To(HavePrefix("HTTP 200"))
-		Expect(output).To(ContainSubstring("foo_operator_foos"))
+		// The operator's own series, which exist from its start (foo_operator_foos has
+		// series only while there are Foos).
+		Expect(output).To(ContainSubstring("foo_operator_happy_transitions_total"))
 
 		By("scraping with the token of a ServiceAccount that is not")
 		code, output = scrape(ctx, namespace, "stranger", stranger, true)
