@@ -36,6 +36,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
@@ -171,24 +172,50 @@ func catalogJourney() {
 		Expect(err).NotTo(HaveOccurred())
 		publishCatalog(ctx, broken, catalogImage)
 
+		// OLM v0.46.0's Subscription says that the bundle image could not be pulled, not
+		// which one: the unpack Job's pod, in the catalog's namespace, names it.
 		subscription := &operatorsv1alpha1.Subscription{}
+		var pullFailure string
 		Eventually(func(g Gomega) {
 			g.Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: operatorNamespace, Name: packageName}, subscription)).To(Succeed())
+			pullFailure = ""
 			var messages []string
 			for _, condition := range subscription.Status.Conditions {
 				if condition.Status == corev1.ConditionTrue {
-					messages = append(messages, string(condition.Type)+": "+condition.Reason+": "+condition.Message)
+					message := string(condition.Type) + " (" + condition.Reason + "): " + condition.Message
+					messages = append(messages, message)
+					if strings.Contains(condition.Message, "image pull failed") {
+						pullFailure = message
+					}
 				}
 			}
-			g.Expect(messages).To(ContainElement(ContainSubstring(bundleImage(missing))),
-				"a condition of the Subscription naming the missing image %s", bundleImage(missing))
+			g.Expect(pullFailure).NotTo(BeEmpty(), "a condition of the Subscription telling of a failed bundle image pull; its conditions: %v", messages)
 		}).WithContext(ctx).WithTimeout(installTimeout).Should(Succeed())
-		for _, condition := range subscription.Status.Conditions {
-			if condition.Status == corev1.ConditionTrue && strings.Contains(condition.Message, bundleImage(missing)) {
-				AddReportEntry("What the Subscription says of a missing bundle image",
-					string(condition.Type)+" ("+condition.Reason+"): "+condition.Message)
+		AddReportEntry("What the Subscription says of a missing bundle image", pullFailure)
+
+		var podMessage string
+		Eventually(func(g Gomega) {
+			var pods corev1.PodList
+			g.Expect(k8sClient.List(ctx, &pods, client.InNamespace(olmNamespace))).To(Succeed())
+			var seen []string
+			podMessage = ""
+			for _, pod := range pods.Items {
+				for _, status := range pod.Status.InitContainerStatuses {
+					if status.State.Waiting == nil {
+						continue
+					}
+					message := pod.Name + ": " + status.State.Waiting.Reason + ": " + status.State.Waiting.Message
+					seen = append(seen, message)
+					if strings.Contains(status.State.Waiting.Message, bundleImage(missing)) &&
+						(status.State.Waiting.Reason == "ErrImagePull" || status.State.Waiting.Reason == "ImagePullBackOff") {
+						podMessage = message
+					}
+				}
 			}
-		}
+			g.Expect(podMessage).NotTo(BeEmpty(), "an unpack pod in %s whose image pull of %s failed; waiting init containers: %v",
+				olmNamespace, bundleImage(missing), seen)
+		}).WithContext(ctx).WithTimeout(installTimeout).Should(Succeed())
+		AddReportEntry("What the unpack pod says of a missing bundle image", podMessage)
 		expectManagerRunning(ctx, operatorNamespace, managerImage("0.3.0"))
 
 		By("publishing the catalog without the broken release again")
