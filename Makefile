@@ -715,6 +715,13 @@ $(OLM_BIN)/olm:
 		mv $(OLM_BIN).tmp/* $(OLM_BIN)/ && rmdir $(OLM_BIN).tmp || exit 1; \
 		echo "==> Built OLM in $$(( $$(date +%s) - start ))s"
 
+# cluster-tools builds what only the local node and the OLM suite need, and nothing that
+# `make test` or `make test-images` builds too, so that CI can build it in the background
+# while those run (two builds of the same file would race). Modules other than Kubernetes'
+# come first: the Kubernetes ones then find the packages the apiserver's build compiled.
+.PHONY: cluster-tools
+cluster-tools: $(CONTAINERD)/containerd $(COREDNS) helm olm scorecard-test kube-controller-manager $(KUBE_SCHEDULER) $(KUBELET) $(KUBE_PROXY)
+
 # helm renders OLM's release manifests from its chart, as OLM's release does.
 .PHONY: helm
 helm: $(HELM) ## Build Helm.
