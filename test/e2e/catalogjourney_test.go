@@ -63,7 +63,7 @@ func catalogJourney() {
 		var err error
 		published, err = loadPublishedCatalog()
 		Expect(err).NotTo(HaveOccurred())
-		createNamespace(ctx, storyNamespace, nil)
+		createNamespaces(ctx, newNamespace(storyNamespace, nil))
 		// Registered here, it runs once the journey's last spec is done (the specs after the
 		// install poll the same CatalogSource).
 		DeferCleanup(func(ctx context.Context) {

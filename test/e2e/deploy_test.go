@@ -49,7 +49,7 @@ func deployJourney() {
 		Expect(cluster.WaitDeploymentAvailable(ctx, operatorNamespace, operatorDeployment, installTimeout)).To(Succeed())
 		expectManagerRunning(ctx, operatorNamespace, managerImage("0.3.0"))
 
-		createNamespace(ctx, storyNamespace, nil)
+		createNamespaces(ctx, newNamespace(storyNamespace, nil))
 		kubectl(ctx, "create", "-n", storyNamespace, "-f", filepath.Join(root, "config", "samples", "tutorial_v1_foo.yaml"))
 		expectHappy(ctx, operatorNamespace, storyNamespace, "foo-01", false)
 		kubectl(ctx, "run", "jack", "-n", storyNamespace, "--image="+cluster.Image("pause"))
@@ -112,7 +112,7 @@ type scorecardResult struct {
 func scorecardJourney() {
 	It("passes all six configured tests, run as pods on the node from the bundle image", func(ctx context.Context) {
 		const namespace = "scorecard"
-		createNamespace(ctx, namespace, nil)
+		createNamespaces(ctx, newNamespace(namespace, nil))
 		output := run(ctx, scratchDir("scorecard"), tools.operatorSDK, "scorecard", bundleImage("0.3.0"),
 			"--namespace", namespace, "--output", "json", "--wait-time", "180s",
 			// The images that hold the bundle for the test pods: busybox, built here (the

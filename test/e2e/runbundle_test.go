@@ -79,8 +79,7 @@ func runBundleJourney() {
 		// registry to the local one, where busybox is published under that name: a stand-in,
 		// not UBI, holding all the init container runs (sh, cat, gzip).
 		publishAs(ctx, cluster.Image("busybox"), "registry.access.redhat.com/ubi9/ubi:9.7")
-		createNamespace(ctx, operatorNamespace, restrictedLabels)
-		createNamespace(ctx, storyNamespace, nil)
+		createNamespaces(ctx, newNamespace(operatorNamespace, restrictedLabels), newNamespace(storyNamespace, nil))
 	})
 
 	It("installs 0.1.0 for all namespaces, and the operator plays the story", func(ctx context.Context) {
@@ -143,12 +142,13 @@ func runBundleJourney() {
 	// own and is cleaned up after.
 	DescribeTable("installs in each other install mode and reconciles the Foos of the watched namespaces only",
 		func(ctx context.Context, installMode, operator string, targets, unwatched []string) {
-			createNamespace(ctx, operator, baselineLabels)
+			namespaces := []*corev1.Namespace{newNamespace(operator, baselineLabels)}
 			for _, namespace := range append(append([]string{}, targets...), unwatched...) {
 				if namespace != operator {
-					createNamespace(ctx, namespace, nil)
+					namespaces = append(namespaces, newNamespace(namespace, nil))
 				}
 			}
+			createNamespaces(ctx, namespaces...)
 			mode := installMode
 			if installMode != "OwnNamespace" {
 				mode += "=" + strings.Join(targets, ",")

@@ -90,6 +90,10 @@ func runFriend(ctx context.Context, namespace, name string) {
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
 		Spec: corev1.PodSpec{
+			// pause stops at SIGTERM: the grace period changes nothing for the pod, but the
+			// namespace controller waits that long before it looks again at a namespace
+			// being deleted with the pod in it.
+			TerminationGracePeriodSeconds: ptrTo[int64](1),
 			SecurityContext: &corev1.PodSecurityContext{
 				RunAsNonRoot: ptrTo(true), RunAsUser: ptrTo[int64](65535),
 				SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},

@@ -298,18 +298,32 @@ func scratchDir(name string) string {
 	return dir
 }
 
-// createNamespace creates a namespace, deleted when the spec (or the container, from a
-// BeforeAll) ends.
-func createNamespace(ctx context.Context, name string, labels map[string]string) {
+// newNamespace is a namespace for createNamespaces.
+func newNamespace(name string, labels map[string]string) *corev1.Namespace {
+	return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
+}
+
+// createNamespaces creates namespaces, deleted when the spec (or the container, from a
+// BeforeAll) ends: all at once, and then waited for. A namespace with pods goes no sooner
+// than the namespace controller looks again, after the longest grace period of its pods;
+// deleted one after the other, they would add up.
+func createNamespaces(ctx context.Context, namespaces ...*corev1.Namespace) {
 	GinkgoHelper()
-	namespace := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
-	Expect(k8sClient.Create(ctx, namespace)).To(Succeed())
+	for _, namespace := range namespaces {
+		Expect(k8sClient.Create(ctx, namespace)).To(Succeed())
+	}
 	DeferCleanup(func(ctx context.Context) {
-		Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, namespace))).To(Succeed())
-		expectGone(ctx, namespace, installTimeout)
+		for _, namespace := range namespaces {
+			Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, namespace))).To(Succeed())
+		}
+		for _, namespace := range namespaces {
+			expectGone(ctx, namespace, installTimeout)
+		}
 	})
 	// Pods are refused until the namespace's default ServiceAccount exists.
-	Eventually(func() error {
-		return k8sClient.Get(ctx, client.ObjectKey{Namespace: name, Name: "default"}, &corev1.ServiceAccount{})
-	}).WithContext(ctx).Should(Succeed(), "the default ServiceAccount of %s", name)
+	for _, namespace := range namespaces {
+		Eventually(func() error {
+			return k8sClient.Get(ctx, client.ObjectKey{Namespace: namespace.Name, Name: "default"}, &corev1.ServiceAccount{})
+		}).WithContext(ctx).Should(Succeed(), "the default ServiceAccount of %s", namespace.Name)
+	}
 }
