@@ -638,9 +638,10 @@ $(CONTAINERD)/containerd:
 		mv $(CONTAINERD).tmp/* $(CONTAINERD)/ && rmdir $(CONTAINERD).tmp || exit 1; \
 		echo "==> Built containerd in $$(( $$(date +%s) - start ))s"
 
-# CoreDNS runs as a pod, from an image holding this static binary.
+# CoreDNS runs as a pod, from an image holding this static binary: CoreDNS with the
+# plugins the cluster uses (hack/tools/coredns/main.go).
 $(COREDNS):
-	$(call go-build-tool,$@,hack/tools/coredns,github.com/coredns/coredns,-ldflags "-s -w",CGO_ENABLED=0)
+	$(call go-build-tool,$@,hack/tools/coredns,github.com/example/foo-operator/hack/tools/coredns,-ldflags "-s -w",CGO_ENABLED=0)
 
 NODE_IMAGE_SOURCES := $(wildcard test/localcluster/images/*/*.go)
 
