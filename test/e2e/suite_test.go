@@ -309,9 +309,7 @@ func newNamespace(name string, labels map[string]string) *corev1.Namespace {
 // deleted one after the other, they would add up.
 func createNamespaces(ctx context.Context, namespaces ...*corev1.Namespace) {
 	GinkgoHelper()
-	for _, namespace := range namespaces {
-		Expect(k8sClient.Create(ctx, namespace)).To(Succeed())
-	}
+	// Registered first, so that the namespaces created before a failed create go too.
 	DeferCleanup(func(ctx context.Context) {
 		for _, namespace := range namespaces {
 			Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, namespace))).To(Succeed())
@@ -320,6 +318,9 @@ func createNamespaces(ctx context.Context, namespaces ...*corev1.Namespace) {
 			expectGone(ctx, namespace, installTimeout)
 		}
 	})
+	for _, namespace := range namespaces {
+		Expect(k8sClient.Create(ctx, namespace)).To(Succeed())
+	}
 	// Pods are refused until the namespace's default ServiceAccount exists.
 	for _, namespace := range namespaces {
 		Eventually(func() error {
