@@ -287,25 +287,31 @@ endif
 ##@ Benchmark
 
 # P, F and E size `make bench`: P pods (objects only; nothing runs them) spread over
-# namespaces, F Foos of which half name an existing pod, and E pod creations and deletions
-# that flip Foos. P and F may be comma-separated lists: every P is run with every F.
+# namespaces; for each implementation, F Foos of which half name an existing pod, E pod
+# creations and deletions that flip them (in rounds alternating between implementations),
+# and a burst of BURST pods created, then deleted, at once. P and F may be comma-separated
+# lists: every P is run with every F, RUNS times.
 P ?= 1000
 F ?= 100
-E ?= 200
+E ?= 1000
+RUNS ?= 1
+BURST ?= 100
 # BENCH_RESULTS receives the JSON, the SVG plot and the processes' logs.
 BENCH_RESULTS ?= $(CURDIR)/bench-results
+BENCH_ARGS ?=
 
 .PHONY: bench
-bench: build envtest ## Benchmark the controller against the naive design and the apiserver floor (sizes P, F, E).
+bench: build envtest ## Benchmark the controller against the naive design and the apiserver floor (sizes P, F, E; RUNS, BURST).
 	go build -o $(LOCALBIN)/bench-naive ./test/benchmark/naive
 	go build -o $(LOCALBIN)/bench-floor ./test/benchmark/floor
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go run ./test/benchmark --pods=$(P) --foos=$(F) --events=$(E) \
+		--runs=$(RUNS) --burst=$(BURST) \
 		--manager=$(LOCALBIN)/manager --naive=$(LOCALBIN)/bench-naive --floor=$(LOCALBIN)/bench-floor \
-		--results=$(BENCH_RESULTS)
+		--results=$(BENCH_RESULTS) $(BENCH_ARGS)
 
 .PHONY: bench-sweep
-bench-sweep: ## Run the benchmark's scaling sweep: P in 1k, 5k, 10k by F in 100, 1k (about 11 minutes on 2 cores).
-	$(MAKE) --no-print-directory bench P=1000,5000,10000 F=100,1000 E=$(E)
+bench-sweep: ## Run the benchmark's scaling sweep: P in 1k, 10k, 100k with F = P/10, bursts of 1000 (about 40 minutes on 2 cores).
+	$(MAKE) --no-print-directory bench P=1000,10000,100000 E=$(E) BURST=1000 BENCH_ARGS="--foos-per-pod=0.1 $(BENCH_ARGS)"
 
 ##@ OLM bundle and catalog
 

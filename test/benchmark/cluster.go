@@ -20,11 +20,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -32,34 +36,46 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
+	"github.com/example/foo-operator/test/benchmark/fooapi"
 	"github.com/example/foo-operator/test/localcluster"
 )
 
-// cluster is a local kube-apiserver and etcd holding one scenario's pods and Foos.
+// cluster is a local kube-apiserver and etcd holding one scenario's pods, and the Foos of
+// every implementation.
 type cluster struct {
 	*localcluster.Cluster
+	// client reads and writes pods (and ours' Foos).
 	client   client.WithWatch
 	workload workload
 }
 
-// workload names the scenario's objects. Pod i and Foo i live in namespace i mod the number
-// of namespaces; Foo i names pod i for i < friends and a pod that never exists otherwise,
-// so each friend pod is named by exactly one Foo and each of its events flips one Foo.
+// workload names the scenario's objects. Pod j lives in namespace j mod the number of
+// namespaces. Each implementation k has its own kind of Foo and its own friends: its Foo i
+// names pod k*friends+i, in that pod's namespace, for i < friends, and a pod that never
+// exists otherwise. Each friend pod is thus named by exactly one Foo, each of its events
+// flips one Foo, and every implementation sees the same pods.
 type workload struct {
 	pods, foos, friends, namespaces int
 }
 
-func (w workload) namespace(i int) string { return fmt.Sprintf("bench-%02d", i%w.namespaces) }
-func (w workload) podName(i int) string   { return fmt.Sprintf("pod-%05d", i) }
-func (w workload) foo(i int) types.NamespacedName {
-	return types.NamespacedName{Namespace: w.namespace(i), Name: fmt.Sprintf("foo-%05d", i)}
-}
-func (w workload) friendOf(i int) string {
+func (w workload) namespace(j int) string { return fmt.Sprintf("bench-%02d", j%w.namespaces) }
+func (w workload) podName(j int) string   { return fmt.Sprintf("pod-%05d", j) }
+func (w workload) friendPod(k, i int) int { return k*w.friends + i }
+func (w workload) foo(k, i int) types.NamespacedName {
+	namespace := w.namespace(i)
 	if i < w.friends {
-		return w.podName(i)
+		namespace = w.namespace(w.friendPod(k, i))
+	}
+	return types.NamespacedName{Namespace: namespace, Name: fmt.Sprintf("foo-%05d", i)}
+}
+func (w workload) friendOf(k, i int) string {
+	if i < w.friends {
+		return w.podName(w.friendPod(k, i))
 	}
 	return fmt.Sprintf("nobody-%05d", i)
 }
@@ -68,16 +84,20 @@ func (w workload) friendOf(i int) string {
 // it sets a scenario up: enough to keep the apiserver busy on two cores.
 const creators = 16
 
-func startCluster(ctx context.Context, opts options, w workload, dir string) (*cluster, error) {
-	scheme := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(tutorialv1.AddToScheme(scheme))
-
+func startCluster(ctx context.Context, opts options, w workload, impls []*implementation, dir string) (*cluster, error) {
+	base, err := fooapi.LoadCRD(filepath.Join(opts.crdDir, tutorialv1.GroupVersion.Group+"_foos.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	var crds []*apiextensionsv1.CustomResourceDefinition
+	for _, impl := range impls {
+		crds = append(crds, fooapi.CRD(base, impl.group))
+	}
 	local, err := localcluster.Start(ctx, localcluster.Options{
 		Dir:      filepath.Join(dir, "cluster"),
 		KeepLogs: true,
 		Assets:   localcluster.AssetsFromEnv(),
-		CRDPaths: []string{opts.crdDir},
+		CRDs:     crds,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("starting the control plane (run through `make bench`): %w", err)
@@ -85,51 +105,76 @@ func startCluster(ctx context.Context, opts options, w workload, dir string) (*c
 	c := &cluster{Cluster: local, workload: w}
 	// The apiserver's priority and fairness is the only limit, as for the controllers
 	// (the library's administrator configuration already has no client-side limit).
-	if c.client, err = client.NewWithWatch(local.Config, client.Options{Scheme: scheme}); err != nil {
+	if c.client, err = newClient(local.Config, tutorialv1.GroupVersion.Group); err != nil {
 		return nil, errors.Join(err, local.Stop())
+	}
+	for _, impl := range impls {
+		if impl.foos, err = newClient(local.Config, impl.group); err != nil {
+			return nil, errors.Join(err, local.Stop())
+		}
 	}
 	return c, nil
 }
 
+// newClient returns a client for pods and for the Foos of group.
+func newClient(config *rest.Config, group string) (client.WithWatch, error) {
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(fooapi.AddToScheme(scheme, group))
+	return client.NewWithWatch(config, client.Options{Scheme: scheme})
+}
+
 func (c *cluster) stop() error { return c.Stop() }
 
-// populate creates the namespaces, pods and Foos.
-func (c *cluster) populate(ctx context.Context) error {
+// populate creates the namespaces, the pods, and every implementation's Foos.
+func (c *cluster) populate(ctx context.Context, impls []*implementation) error {
 	w := c.workload
 	for i := 0; i < w.namespaces; i++ {
-		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: w.namespace(i)}}
-		if err := c.client.Create(ctx, ns); err != nil {
+		if err := c.createNamespace(ctx, w.namespace(i)); err != nil {
 			return err
 		}
 	}
-	if err := parallel(ctx, w.pods, func(i int) error { return c.client.Create(ctx, c.pod(i)) }); err != nil {
+	if err := parallel(ctx, w.pods, func(j int) error { return c.client.Create(ctx, c.pod(w.namespace(j), w.podName(j), j)) }); err != nil {
 		return fmt.Errorf("creating pods: %w", err)
 	}
-	return parallel(ctx, w.foos, func(i int) error {
-		key := w.foo(i)
-		foo := &tutorialv1.Foo{
-			ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name},
-			Spec:       tutorialv1.FooSpec{Name: w.friendOf(i)},
+	for _, impl := range impls {
+		err := parallel(ctx, w.foos, func(i int) error {
+			return createFoo(ctx, impl.foos, w.foo(impl.index, i), w.friendOf(impl.index, i))
+		})
+		if err != nil {
+			return fmt.Errorf("creating the Foos of %s: %w", impl.name, err)
 		}
-		if err := c.client.Create(ctx, foo); err != nil {
-			return fmt.Errorf("creating Foos: %w", err)
+		for i := 0; i < w.foos; i++ {
+			impl.expected[w.foo(impl.index, i)] = i < w.friends
 		}
-		return nil
-	})
+	}
+	return nil
 }
 
-// pod returns pod i as a workload controller would create it: a few labels and an
-// annotation, one container with resources, ports and environment. Nothing runs it.
-func (c *cluster) pod(i int) *corev1.Pod {
-	w := c.workload
+func (c *cluster) createNamespace(ctx context.Context, name string) error {
+	return c.client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})
+}
+
+func createFoo(ctx context.Context, foos client.Client, key types.NamespacedName, friend string) error {
+	foo := &tutorialv1.Foo{
+		ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name},
+		Spec:       tutorialv1.FooSpec{Name: friend},
+	}
+	return foos.Create(ctx, foo)
+}
+
+// pod returns a pod as a workload controller would create it: a few labels and an
+// annotation, one container with resources, ports and environment; i varies the values.
+// Nothing runs it.
+func (c *cluster) pod(namespace, name string, i int) *corev1.Pod {
 	env := make([]corev1.EnvVar, 0, 8)
 	for j := 0; j < cap(env); j++ {
 		env = append(env, corev1.EnvVar{Name: fmt.Sprintf("SETTING_%d", j), Value: fmt.Sprintf("value-%d-for-pod-%d", j, i)})
 	}
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
-			Namespace: w.namespace(i),
-			Name:      w.podName(i),
+			Namespace: namespace,
+			Name:      name,
 			Labels: map[string]string{
 				"app.kubernetes.io/name":      "bench",
 				"app.kubernetes.io/component": "backend",
@@ -155,38 +200,72 @@ func (c *cluster) pod(i int) *corev1.Pod {
 	}
 }
 
-// resetStatuses gives every Foo the same starting status before each implementation runs:
-// only status.happy, true exactly for the Foos whose friend pod exists. Each implementation
-// then starts from the same state whatever the previous one wrote.
-func (c *cluster) resetStatuses(ctx context.Context) error {
-	w := c.workload
-	return parallel(ctx, w.foos, func(i int) error {
-		key := w.foo(i)
+// resetStatuses gives every Foo of impl only status.happy, the opposite of what its friend's
+// existence calls for, before the implementation starts: each one then starts from the
+// same state whatever ran before, and its startup must correct every Foo.
+func (c *cluster) resetStatuses(ctx context.Context, impl *implementation) error {
+	keys := slices.Collect(maps.Keys(impl.expected))
+	return parallel(ctx, len(keys), func(i int) error {
 		foo := &tutorialv1.Foo{}
-		if err := c.client.Get(ctx, key, foo); err != nil {
+		if err := impl.foos.Get(ctx, keys[i], foo); err != nil {
 			return err
 		}
-		foo.Status = tutorialv1.FooStatus{Happy: i < w.friends}
-		return c.client.Status().Update(ctx, foo)
+		foo.Status = tutorialv1.FooStatus{Happy: !impl.expected[keys[i]]}
+		return impl.foos.Status().Update(ctx, foo)
 	})
 }
 
-// statusesCorrect reports whether every Foo shows happy exactly when its friend exists.
-func (c *cluster) statusesCorrect(ctx context.Context) (bool, error) {
+// statusesCorrect reports whether every Foo of impl shows happy exactly when its friend
+// exists, and says about how many it does not.
+func (c *cluster) statusesCorrect(ctx context.Context, impl *implementation) (bool, string, error) {
 	var foos tutorialv1.FooList
-	if err := c.client.List(ctx, &foos); err != nil {
-		return false, err
+	if err := impl.foos.List(ctx, &foos); err != nil {
+		return false, "", err
 	}
-	friends := map[types.NamespacedName]bool{}
-	for i := 0; i < c.workload.friends; i++ {
-		friends[c.workload.foo(i)] = true
-	}
+	wrong := 0
 	for _, foo := range foos.Items {
-		if foo.Status.Happy != friends[types.NamespacedName{Namespace: foo.Namespace, Name: foo.Name}] {
-			return false, nil
+		happy, known := impl.expected[types.NamespacedName{Namespace: foo.Namespace, Name: foo.Name}]
+		if !known || foo.Status.Happy != happy {
+			wrong++
 		}
 	}
-	return len(foos.Items) == c.workload.foos, nil
+	if wrong > 0 || len(foos.Items) != len(impl.expected) {
+		return false, fmt.Sprintf("%d of %d Foos wrong (%d expected)", wrong, len(foos.Items), len(impl.expected)), nil
+	}
+	return true, "", nil
+}
+
+// timePodList lists every pod's metadata in pages of 500, as an informer's first list does,
+// the way a bare client would: no cache, no decoding into full objects. It returns the
+// fastest of three lists: the time below which no controller can know every pod.
+func (c *cluster) timePodList(ctx context.Context) (time.Duration, error) {
+	lister, err := metadata.NewForConfig(c.Config)
+	if err != nil {
+		return 0, err
+	}
+	pods := lister.Resource(corev1.SchemeGroupVersion.WithResource("pods"))
+	fastest := time.Duration(0)
+	for range 3 {
+		start, listed, continueToken := time.Now(), 0, ""
+		for {
+			page, err := pods.List(ctx, metav1.ListOptions{Limit: 500, Continue: continueToken})
+			if err != nil {
+				return 0, fmt.Errorf("listing pods: %w", err)
+			}
+			listed += len(page.Items)
+			if continueToken = page.Continue; continueToken == "" {
+				break
+			}
+		}
+		took := time.Since(start)
+		if listed < c.workload.pods {
+			return 0, fmt.Errorf("listed %d pods, expected at least %d", listed, c.workload.pods)
+		}
+		if fastest == 0 || took < fastest {
+			fastest = took
+		}
+	}
+	return fastest, nil
 }
 
 // parallel calls do for 0..n-1 with up to creators calls at once, and returns the first error.

@@ -17,9 +17,11 @@ limitations under the License.
 // Command benchmark measures the Foo controller side by side with two references, on a
 // local kube-apiserver and etcd: the tutorial's naive design, and the floor, a watcher
 // that writes a status as soon as it sees a pod event. For every scenario (P pods, F Foos)
-// it starts a fresh control plane, creates the objects, then runs each implementation in
-// turn as its own process against the same data and drives the same E pod events. It
-// prints a table, and writes a JSON file and an SVG plot to the results folder.
+// it starts a fresh control plane and creates the pods, and F Foos of its own kind for
+// each implementation; it starts every implementation as its own process, drives E pod
+// events for each in alternating rounds, then measures a burst of pod creations and one of
+// deletions for each alone. It prints a table, and writes a JSON file and an SVG plot to
+// the results folder.
 //
 // It reports; it never fails on timing.
 package main
@@ -54,8 +56,13 @@ type options struct {
 	resultsDir      string
 	eventTimeout    time.Duration
 	settle          time.Duration
+	roundSettle     time.Duration
 	eventGap        time.Duration
 	profile         time.Duration
+	runs            int
+	burst           int
+	naiveMaxPods    int
+	foosPerPod      float64
 }
 
 func main() {
@@ -68,10 +75,14 @@ func main() {
 	)
 	flag.StringVar(&pods, "pods", "1000", "Comma-separated numbers of pods (P), one scenario each.")
 	flag.StringVar(&foos, "foos", "100", "Comma-separated numbers of Foos (F); every P is run with every F.")
-	flag.IntVar(&opts.events, "events", 200, "Pod events (E) per implementation, rounded up to an even number: every pod deleted is created again.")
+	flag.Float64Var(&opts.foosPerPod, "foos-per-pod", 0, "If set, every scenario has this many Foos per pod (0.1: F = P/10) instead of --foos.")
+	flag.IntVar(&opts.events, "events", 1000, "Pod events (E) per implementation, rounded up to an even number: every pod deleted is created again.")
+	flag.IntVar(&opts.runs, "runs", 1, "How many times to run each scenario, each on a fresh control plane, for the spread of the figures.")
+	flag.IntVar(&opts.burst, "burst", 100, "Friend pods created at once, then deleted at once, per implementation, in each scenario's first run; 0 skips the bursts.")
+	flag.IntVar(&opts.naiveMaxPods, "naive-max-pods", 20000, "Leave the naive design out of scenarios with more pods than this: each of its reconciles copies every pod.")
 	flag.IntVar(&opts.namespaces, "namespaces", 10, "Namespaces the pods and Foos are spread over.")
 	flag.Float64Var(&opts.friendShare, "friend-share", 0.5, "Share of the Foos that name an existing pod; the others name none.")
-	flag.StringVar(&implementations, "implementations", "ours,naive,floor", "Comma-separated implementations to run, in order.")
+	flag.StringVar(&implementations, "implementations", "ours,naive,floor", "Comma-separated implementations to run, in the order of their rounds.")
 	flag.StringVar(&managerBin, "manager", "bin/manager", "The operator's manager binary (ours).")
 	flag.StringVar(&managerArgs, "manager-args", "", "Extra flags for the manager, separated by spaces, such as --max-concurrent-reconciles=4.")
 	flag.StringVar(&naiveBin, "naive", "bin/bench-naive", "The naive design's binary, built from test/benchmark/naive.")
@@ -81,6 +92,7 @@ func main() {
 	flag.DurationVar(&opts.eventTimeout, "event-timeout", 30*time.Second, "How long to wait for the Foo status change that a pod event causes.")
 	flag.DurationVar(&opts.eventGap, "event-gap", 20*time.Millisecond, "How long to pause after each pod event's status change is seen, before the next event.")
 	flag.DurationVar(&opts.settle, "settle", time.Second, "How long an implementation must make no API request to count as idle.")
+	flag.DurationVar(&opts.roundSettle, "round-settle", 200*time.Millisecond, "How long every implementation must use no CPU before a round of events starts.")
 	flag.DurationVar(&opts.profile, "cpu-profile", 0, "If set, save a CPU profile of this length of each implementation, started with the pod events, to the results folder. Profiling costs CPU: leave it off for the figures.")
 	flag.Parse()
 
@@ -119,17 +131,27 @@ func run(ctx context.Context, opts options) error {
 	}
 	report := newReport(opts)
 	for _, pods := range opts.pods {
-		for _, foos := range opts.foos {
+		foosList := opts.foos
+		if opts.foosPerPod > 0 {
+			foosList = []int{max(1, int(float64(pods)*opts.foosPerPod+0.5))}
+		}
+		for _, foos := range foosList {
 			friends := int(float64(foos)*opts.friendShare + 0.5)
-			if friends > pods || friends == 0 {
-				klog.InfoS("Skipping scenario: the Foos that name a pod need as many pods", "pods", pods, "foos", foos, "friends", friends)
+			if friends*len(opts.implementations) > pods || friends == 0 {
+				klog.InfoS("Skipping scenario: every implementation's Foos that name a pod need pods of their own", "pods", pods, "foos", foos, "friends", friends)
 				continue
 			}
-			scenario, err := runScenario(ctx, opts, pods, foos, friends)
-			if err != nil {
-				return fmt.Errorf("scenario P=%d F=%d: %w", pods, foos, err)
+			for run := 1; run <= opts.runs; run++ {
+				scenario, err := runScenario(ctx, opts, pods, foos, friends, run)
+				if err != nil {
+					return fmt.Errorf("scenario P=%d F=%d run %d: %w", pods, foos, run, err)
+				}
+				report.Scenarios = append(report.Scenarios, scenario)
+				// Written after every run, so that a long sweep stopped halfway keeps what it measured.
+				if err := writeJSON(filepath.Join(opts.resultsDir, "results.json"), report); err != nil {
+					return err
+				}
 			}
-			report.Scenarios = append(report.Scenarios, scenario)
 		}
 	}
 

@@ -26,6 +26,7 @@ import (
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -37,18 +38,95 @@ import (
 	tutorialv1 "github.com/example/foo-operator/api/v1"
 )
 
-// runScenario starts a control plane with P pods and F Foos and measures each implementation
-// on it in turn.
-func runScenario(ctx context.Context, opts options, pods, foos, friends int) (*Scenario, error) {
+// implementation is one of the compared controllers in one scenario: its Foos, its
+// process, and what the benchmark has measured of it so far.
+type implementation struct {
+	name string
+	// group is the API group of its Foos; index picks its share of the friend pods.
+	group string
+	index int
+	// foos is the benchmark's client for its Foos; expected says, for each of them, whether
+	// its friend exists now.
+	foos     client.WithWatch
+	expected map[types.NamespacedName]bool
+
+	proc   *process
+	obs    *observer
+	result *Result
+	events []eventRecord
+	// writesReady is the apiserver's count of its status writes once it was ready.
+	writesReady, conflictsReady float64
+}
+
+// eventRecord is one pod event driven for an implementation and when its effect was seen.
+type eventRecord struct {
+	pod, foo   types.NamespacedName
+	delete     bool
+	sent, seen time.Time
+}
+
+// newImplementations lists the implementations to run in a scenario with the given pods.
+func newImplementations(opts options, pods int) []*implementation {
+	var impls []*implementation
+	for _, name := range opts.implementations {
+		if name == naive && pods > opts.naiveMaxPods {
+			klog.InfoS("Leaving the naive design out: it copies every pod on every reconcile, which takes too long at this size",
+				"pods", pods, "naiveMaxPods", opts.naiveMaxPods)
+			continue
+		}
+		group := tutorialv1.GroupVersion.Group
+		if name != ours {
+			group = name + ".bench.my.domain"
+		}
+		impls = append(impls, &implementation{
+			name: name, group: group, index: len(impls),
+			expected: map[types.NamespacedName]bool{},
+			result:   &Result{Implementation: name},
+		})
+	}
+	return impls
+}
+
+// args are the flags the benchmark gives the implementation's process: every one logs
+// the moments of each event at V(2), to the nanosecond, and the references are pointed at
+// their own Foos.
+func (impl *implementation) args(opts options) []string {
+	args := []string{"--zap-log-level=2", "--zap-time-encoding=rfc3339nano"}
+	if impl.name == ours {
+		return append(args, opts.managerArgs...)
+	}
+	return append(args, "--group="+impl.group)
+}
+
+// runScenario starts a control plane with P pods and every implementation's F Foos, starts
+// the implementations one by one, drives their pod events in alternating rounds, and then
+// measures their bursts one at a time.
+func runScenario(ctx context.Context, opts options, pods, foos, friends, run int) (*Scenario, error) {
 	w := workload{pods: pods, foos: foos, friends: friends, namespaces: opts.namespaces}
-	scenario := &Scenario{Pods: pods, Foos: foos, Friends: friends, Events: opts.events, Namespaces: opts.namespaces}
+	impls := newImplementations(opts, pods)
+	if len(impls)*friends > pods {
+		return nil, fmt.Errorf("%d implementations need %d friend pods each, more than the %d pods", len(impls), friends, pods)
+	}
+	scenario := &Scenario{Pods: pods, Foos: foos, Friends: friends, Events: opts.events, Namespaces: opts.namespaces, Run: run}
+	dir := filepath.Join(opts.resultsDir, fmt.Sprintf("P%d-F%d-run%d", pods, foos, run))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
 
 	start := time.Now()
-	c, err := startCluster(ctx, opts, w, opts.resultsDir)
+	c, err := startCluster(ctx, opts, w, impls, dir)
 	if err != nil {
 		return nil, err
 	}
 	defer func() {
+		for _, impl := range impls {
+			if impl.proc != nil {
+				impl.proc.stop()
+			}
+			if impl.obs != nil {
+				impl.obs.stop()
+			}
+		}
 		if err := c.stop(); err != nil {
 			klog.ErrorS(err, "Failed to stop the control plane")
 		}
@@ -56,196 +134,348 @@ func runScenario(ctx context.Context, opts options, pods, foos, friends int) (*S
 	klog.InfoS("Started the control plane", "duration", since(start))
 
 	start = time.Now()
-	if err := c.populate(ctx); err != nil {
+	if err := c.populate(ctx, impls); err != nil {
 		return nil, err
 	}
-	klog.InfoS("Created the objects", "pods", pods, "foos", foos, "friends", friends, "namespaces", opts.namespaces, "duration", since(start))
+	klog.InfoS("Created the objects", "pods", pods, "foosEach", foos, "friendsEach", friends, "implementations", len(impls), "duration", since(start))
 
-	for _, name := range opts.implementations {
-		result, err := measure(ctx, opts, c, name)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+	listed, err := c.timePodList(ctx)
+	if err != nil {
+		return nil, err
+	}
+	scenario.PodListSeconds = listed.Seconds()
+	klog.InfoS("Timed a bare paginated metadata list of every pod", "duration", listed.Round(time.Millisecond))
+
+	for _, impl := range impls {
+		if err := startImplementation(ctx, opts, c, impl, dir); err != nil {
+			return nil, fmt.Errorf("%s: %w", impl.name, err)
 		}
-		klog.InfoS("Measured", "implementation", name, "pods", pods, "foos", foos,
-			"p50", ms(result.Latency.P50), "p99", ms(result.Latency.P99),
-			"cpuPerEvent", ms(result.CPUPerEventMillis), "peakRSSMiB", mib(result.PeakRSSBytes),
-			"statusWrites", result.StatusWrites, "transitions", result.Transitions)
-		scenario.Results = append(scenario.Results, result)
+	}
+	if err := driveInterleaved(ctx, opts, c, impls); err != nil {
+		return nil, err
+	}
+	for _, impl := range impls {
+		if err := finishEvents(ctx, opts, c, impl, dir); err != nil {
+			return nil, fmt.Errorf("%s: %w", impl.name, err)
+		}
+	}
+	// The logs are complete once the processes have ended.
+	for _, impl := range impls {
+		impl.proc.stop()
+		err := explainSlowest(impl)
+		impl.proc = nil
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", impl.name, err)
+		}
+	}
+
+	if opts.burst > 0 && run == 1 {
+		for _, impl := range impls {
+			if err := measureBursts(ctx, opts, c, impl, dir); err != nil {
+				return nil, fmt.Errorf("%s burst: %w", impl.name, err)
+			}
+		}
+	}
+	for _, impl := range impls {
+		r := impl.result
+		klog.InfoS("Measured", "implementation", impl.name, "pods", pods, "foos", foos, "run", run,
+			"p50", ms(r.Latency.P50), "p99", ms(r.Latency.P99), "p999", ms(r.Latency.P999),
+			"cpuPerEvent", ms(r.CPUPerEventMillis), "peakHeapMiB", mib(r.PeakHeapBytes),
+			"statusWrites", r.StatusWrites, "transitions", r.Transitions)
+		scenario.Results = append(scenario.Results, r)
 	}
 	return scenario, nil
 }
 
-// measure runs one implementation against the cluster: it resets the Foos' statuses,
-// starts the process, waits until it is ready and idle, drives the pod events, and reads
-// the process's figures before stopping it.
-func measure(ctx context.Context, opts options, c *cluster, name string) (*Result, error) {
-	w := c.workload
-	if err := c.resetStatuses(ctx); err != nil {
-		return nil, fmt.Errorf("resetting statuses: %w", err)
+// startImplementation gives the implementation's Foos a wrong status, starts its process,
+// and measures its startup: until every Foo is right, then until it is ready and idle.
+func startImplementation(ctx context.Context, opts options, c *cluster, impl *implementation, dir string) error {
+	result := impl.result
+	if err := c.resetStatuses(ctx, impl); err != nil {
+		return fmt.Errorf("resetting statuses: %w", err)
 	}
-	writesBefore, _, err := c.statusWrites(ctx)
+	writesBefore, _, err := c.statusWrites(ctx, impl.group)
 	if err != nil {
-		return nil, err
+		return err
+	}
+	if impl.obs, err = observe(ctx, impl.foos); err != nil {
+		return err
 	}
 
-	var extraArgs []string
-	if name == ours {
-		extraArgs = opts.managerArgs
-	}
-	p, err := startProcess(name, opts.binaries[name], extraArgs, c.Kubeconfig, logPath(opts.resultsDir, name, w.pods, w.foos))
+	p, err := startProcess(impl.name, opts.binaries[impl.name], impl.args(opts), c.Kubeconfig, filepath.Join(dir, impl.name+".log"))
 	if err != nil {
-		return nil, err
+		return err
 	}
-	defer p.stop()
+	impl.proc = p
+	correct, err := impl.obs.waitAll(ctx, p, impl.expected, 15*time.Minute)
+	if err != nil {
+		return fmt.Errorf("waiting for its startup to correct every Foo: %w; see %s", err, p.LogPath)
+	}
+	result.StartupToCorrectSeconds = correct.Sub(p.started).Seconds()
 	if err := p.waitReady(ctx, 10*time.Minute); err != nil {
-		return nil, err
+		return err
 	}
 	// A process can look idle while its first lists are still on their way, before its
 	// startup pass has begun; once it has used no CPU for a while too, it is done.
 	for _, wait := range []func() error{
-		func() error { return waitIdle(ctx, opts, c, p) },
-		func() error { _, err := waitCPUIdle(ctx, opts, p); return err },
-		func() error { return waitIdle(ctx, opts, c, p) },
+		func() error { return waitIdle(ctx, opts, c, impl) },
+		func() error { _, err := waitCPUIdle(ctx, opts.settle, p); return err },
+		func() error { return waitIdle(ctx, opts, c, impl) },
 	} {
 		if err := wait(); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	result := &Result{Implementation: name, StartupSeconds: time.Since(p.started).Seconds()}
+	result.StartupSeconds = time.Since(p.started).Seconds()
 
-	// The figures before the events. Reading the heap and the metrics costs the process CPU,
-	// so both come before the CPU time, which is read once the process is idle again.
+	// Reading the heap and the metrics costs the process CPU, so both come before the CPU
+	// time, which is read once the process is idle again.
 	if result.HeapAfterSyncBytes, err = p.heapAfterGCBytes(ctx); err != nil {
-		return nil, err
+		return err
 	}
 	if result.StartupRequests, err = p.requestsByVerb(ctx); err != nil {
-		return nil, err
+		return err
 	}
-	writesReady, conflictsReady, err := c.statusWrites(ctx)
-	if err != nil {
-		return nil, err
+	if impl.writesReady, impl.conflictsReady, err = c.statusWrites(ctx, impl.group); err != nil {
+		return err
 	}
-	result.StartupStatusWrites = int(writesReady - writesBefore)
-	if result.StartupCPUSeconds, err = waitCPUIdle(ctx, opts, p); err != nil {
-		return nil, err
+	result.StartupStatusWrites = int(impl.writesReady - writesBefore)
+	if result.StartupCPUSeconds, err = waitCPUIdle(ctx, opts.settle, p); err != nil {
+		return err
 	}
-	klog.InfoS("Implementation ready and idle", "implementation", name, "duration", since(p.started), "cpuSeconds", result.StartupCPUSeconds)
+	impl.obs.resetCounts()
+	klog.InfoS("Implementation ready and idle", "implementation", impl.name,
+		"everyFooCorrectAfter", time.Duration(result.StartupToCorrectSeconds*float64(time.Second)).Round(time.Millisecond),
+		"idleAfter", since(p.started), "cpuSeconds", result.StartupCPUSeconds)
+	return nil
+}
 
-	obs, err := observe(ctx, c.client)
-	if err != nil {
-		return nil, err
-	}
-	defer obs.stop()
-
+// driveInterleaved drives every implementation's pod events in alternating rounds (ours,
+// naive, floor, ours, ...), so that the apiserver's warm-up and stalls spread over all of
+// them. Before each round every process is idle, so that no round pays for another's
+// follow-up work; the CPU an implementation uses during its own rounds is its events' CPU.
+func driveInterleaved(ctx context.Context, opts options, c *cluster, impls []*implementation) error {
+	rounds := eventRounds(opts.events, c.workload.friends)
 	var profiled chan struct{}
 	if opts.profile > 0 {
 		profiled = make(chan struct{})
-		path := filepath.Join(opts.resultsDir, fmt.Sprintf("%s-P%d-F%d.cpu.pprof", name, w.pods, w.foos))
 		go func() {
 			defer close(profiled)
-			if err := p.profileCPU(ctx, opts.profile, path); err != nil {
-				klog.ErrorS(err, "Failed to profile", "implementation", name)
+			for _, impl := range impls {
+				path := filepath.Join(opts.resultsDir, fmt.Sprintf("%s-P%d-F%d.cpu.pprof", impl.name, c.workload.pods, c.workload.foos))
+				if err := impl.proc.profileCPU(ctx, opts.profile, path); err != nil {
+					klog.ErrorS(err, "Failed to profile", "implementation", impl.name)
+				}
 			}
 		}()
 	}
-
 	start := time.Now()
-	var latencies, deletions, creations []time.Duration
-	for i, event := range eventPlan(opts.events, w.friends) {
-		foo, pod := w.foo(event.target), c.pod(event.target)
+	for r, round := range rounds {
+		for _, impl := range impls {
+			for _, other := range impls {
+				if _, err := waitCPUIdle(ctx, opts.roundSettle, other.proc); err != nil {
+					return err
+				}
+			}
+			before, err := impl.proc.cpuSeconds()
+			if err != nil {
+				return err
+			}
+			if err := driveRound(ctx, opts, c, impl, round); err != nil {
+				return fmt.Errorf("%s, round %d: %w", impl.name, r, err)
+			}
+			after, err := waitCPUIdle(ctx, opts.roundSettle, impl.proc)
+			if err != nil {
+				return err
+			}
+			impl.result.EventsCPUSeconds += after - before
+		}
+		if (r+1)%10 == 0 || r+1 == len(rounds) {
+			klog.InfoS("Drove rounds of pod events", "done", r+1, "rounds", len(rounds), "duration", since(start))
+		}
+	}
+	if profiled != nil {
+		<-profiled
+	}
+	for _, impl := range impls {
+		impl.result.EventsSeconds = time.Since(start).Seconds()
+	}
+	return nil
+}
+
+// driveRound drives one round of pod events for impl, one at a time: each waits until the
+// benchmark's watch sees the Foo change, then pauses opts.eventGap, as pod events of a real
+// cluster are spread out.
+func driveRound(ctx context.Context, opts options, c *cluster, impl *implementation, round []podEvent) error {
+	w := c.workload
+	for _, event := range round {
+		j := w.friendPod(impl.index, event.target)
+		foo, podKey := w.foo(impl.index, event.target), types.NamespacedName{Namespace: w.namespace(j), Name: w.podName(j)}
+		pod := c.pod(podKey.Namespace, podKey.Name, j)
 		sent := time.Now()
+		var err error
 		if event.delete {
 			err = c.client.Delete(ctx, pod, client.GracePeriodSeconds(0))
 		} else {
 			err = c.client.Create(ctx, pod)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("event %d on pod %s/%s: %w", i, pod.Namespace, pod.Name, err)
+			return fmt.Errorf("pod %s: %w", podKey, err)
 		}
-		seen, ok := obs.waitFor(ctx, foo, !event.delete, opts.eventTimeout)
+		impl.expected[foo] = !event.delete
+		seen, ok := impl.obs.waitFor(ctx, foo, !event.delete, opts.eventTimeout)
 		if !ok {
 			if ctx.Err() != nil {
-				return nil, ctx.Err()
+				return ctx.Err()
 			}
-			result.Missed++
+			klog.InfoS("Missed a pod event: the Foo did not change in time", "implementation", impl.name, "foo", foo, "timeout", opts.eventTimeout)
+			impl.result.Missed++
 			continue
 		}
-		latency := seen.Sub(sent)
-		latencies = append(latencies, latency)
-		if event.delete {
-			deletions = append(deletions, latency)
-		} else {
-			creations = append(creations, latency)
-		}
-		// Pod events of a real cluster are spread out; a short pause keeps each event from
-		// queueing behind the follow-up work of the one before.
+		impl.events = append(impl.events, eventRecord{pod: podKey, foo: foo, delete: event.delete, sent: sent, seen: seen})
 		select {
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return ctx.Err()
 		case <-time.After(opts.eventGap):
 		}
 	}
-	eventsDuration := time.Since(start)
-	if profiled != nil {
-		<-profiled
-	}
+	return nil
+}
 
-	// The CPU time first, once the process has finished with the last event, then what costs
-	// the process CPU to read.
-	cpu, err := waitCPUIdle(ctx, opts, p)
-	if err != nil {
-		return nil, err
-	}
-	if err := waitIdle(ctx, opts, c, p); err != nil {
-		return nil, err
+// finishEvents reads what the implementation's events cost, once it is idle again.
+func finishEvents(ctx context.Context, opts options, c *cluster, impl *implementation, dir string) error {
+	p, result := impl.proc, impl.result
+	if err := waitIdle(ctx, opts, c, impl); err != nil {
+		return err
 	}
 	requests, err := p.requestsByVerb(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	// The process's own metrics (queue and reconcile times, request latencies) are kept for
 	// whoever needs to explain a figure.
-	if err := p.saveMetrics(ctx, filepath.Join(opts.resultsDir, fmt.Sprintf("%s-P%d-F%d.metrics.txt", name, w.pods, w.foos))); err != nil {
-		return nil, err
+	if err := p.saveMetrics(ctx, filepath.Join(dir, impl.name+".metrics.txt")); err != nil {
+		return err
 	}
-	writesAfter, conflictsAfter, err := c.statusWrites(ctx)
+	writes, conflicts, err := c.statusWrites(ctx, impl.group)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if result.PeakRSSBytes, err = p.peakRSSBytes(); err != nil {
-		return nil, err
+		return err
 	}
 	if result.HeapAfterEventsBytes, err = p.heapAfterGCBytes(ctx); err != nil {
-		return nil, err
+		return err
 	}
 
-	result.EventsSeconds = eventsDuration.Seconds()
-	result.EventsCPUSeconds = cpu - result.StartupCPUSeconds
-	result.CPUPerEventMillis = 1000 * result.EventsCPUSeconds / float64(opts.events)
+	driven := len(impl.events) + result.Missed
+	result.CPUPerEventMillis = 1000 * result.EventsCPUSeconds / float64(max(driven, 1))
 	result.Requests = map[string]float64{}
 	for verb, count := range requests {
 		if delta := count - result.StartupRequests[verb]; delta > 0 {
 			result.Requests[verb] = delta
 		}
 	}
-	result.StatusWrites = int(writesAfter - writesReady)
-	result.StatusWriteConflicts = int(conflictsAfter - conflictsReady)
-	result.HappyFlips, result.Transitions = obs.counts()
+	result.StatusWrites = int(writes - impl.writesReady)
+	result.StatusWriteConflicts = int(conflicts - impl.conflictsReady)
+	result.HappyFlips, result.Transitions = impl.obs.counts()
 	result.PeakHeapBytes = max(result.HeapAfterSyncBytes, result.HeapAfterEventsBytes)
+	var latencies, deletions, creations []time.Duration
+	for _, event := range impl.events {
+		latency := event.seen.Sub(event.sent)
+		latencies = append(latencies, latency)
+		if event.delete {
+			deletions = append(deletions, latency)
+		} else {
+			creations = append(creations, latency)
+		}
+	}
 	result.LatenciesMillis, result.Latency = summarize(latencies)
+	result.P99Interval = bootstrapInterval(result.LatenciesMillis, 0.99)
 	_, result.DeletionLatency = summarize(deletions)
 	_, result.CreationLatency = summarize(creations)
-	klog.InfoS("Drove the pod events", "implementation", name, "events", opts.events, "missed", result.Missed, "duration", eventsDuration.Round(time.Millisecond))
-	return result, nil
+	klog.InfoS("Drove the pod events", "implementation", impl.name, "events", driven, "missed", result.Missed)
+	return nil
 }
 
-// waitIdle waits until the process has made no API request for opts.settle and every Foo
-// shows the status its friend's existence calls for.
-func waitIdle(ctx context.Context, opts options, c *cluster, p *process) error {
+// measureBursts measures the implementation alone on the cluster: Foos naming opts.burst
+// pods of one namespace, the pods all created at once, then all deleted at once (the
+// namespace emptied), each time until every Foo shows it.
+func measureBursts(ctx context.Context, opts options, c *cluster, impl *implementation, dir string) error {
+	namespace := "burst-" + impl.name
+	if err := c.createNamespace(ctx, namespace); err != nil {
+		return err
+	}
+	keys := make([]types.NamespacedName, opts.burst)
+	for i := range keys {
+		keys[i] = types.NamespacedName{Namespace: namespace, Name: fmt.Sprintf("burst-%05d", i)}
+		impl.expected[keys[i]] = false
+	}
+	if err := parallel(ctx, len(keys), func(i int) error {
+		return createFoo(ctx, impl.foos, keys[i], fmt.Sprintf("burst-pod-%05d", i))
+	}); err != nil {
+		return fmt.Errorf("creating the burst's Foos: %w", err)
+	}
+	p, err := startProcess(impl.name, opts.binaries[impl.name], impl.args(opts), c.Kubeconfig, filepath.Join(dir, impl.name+"-burst.log"))
+	if err != nil {
+		return err
+	}
+	impl.proc = p
+	defer func() { p.stop(); impl.proc = nil }()
+	if err := p.waitReady(ctx, 10*time.Minute); err != nil {
+		return err
+	}
+	if err := waitIdle(ctx, opts, c, impl); err != nil {
+		return err
+	}
+
+	burst := func(happy bool, do func() error) (float64, error) {
+		if _, err := waitCPUIdle(ctx, opts.settle, p); err != nil {
+			return 0, err
+		}
+		want := map[types.NamespacedName]bool{}
+		for _, key := range keys {
+			want[key], impl.expected[key] = happy, happy
+		}
+		sent := time.Now()
+		if err := do(); err != nil {
+			return 0, err
+		}
+		done, err := impl.obs.waitAll(ctx, p, want, 30*time.Minute)
+		if err != nil {
+			return 0, fmt.Errorf("waiting for every burst Foo to show happy=%t: %w; see %s", happy, err, p.LogPath)
+		}
+		return done.Sub(sent).Seconds(), nil
+	}
+	impl.result.BurstCreateSeconds, err = burst(true, func() error {
+		return parallel(ctx, len(keys), func(i int) error {
+			return c.client.Create(ctx, c.pod(namespace, fmt.Sprintf("burst-pod-%05d", i), i))
+		})
+	})
+	if err != nil {
+		return err
+	}
+	impl.result.BurstDeleteSeconds, err = burst(false, func() error {
+		return c.client.DeleteAllOf(ctx, &corev1.Pod{}, client.InNamespace(namespace), client.GracePeriodSeconds(0))
+	})
+	if err != nil {
+		return err
+	}
+	impl.result.BurstPods = len(keys)
+	klog.InfoS("Measured the bursts", "implementation", impl.name, "pods", len(keys),
+		"createdToAllHappy", fmt.Sprintf("%.2fs", impl.result.BurstCreateSeconds),
+		"deletedToAllUnhappy", fmt.Sprintf("%.2fs", impl.result.BurstDeleteSeconds))
+	return waitIdle(ctx, opts, c, impl)
+}
+
+// waitIdle waits until the process has made no API request for opts.settle and every one
+// of its Foos shows the status its friend's existence calls for.
+func waitIdle(ctx context.Context, opts options, c *cluster, impl *implementation) error {
 	const poll = 250 * time.Millisecond
+	p := impl.proc
 	deadline := time.Now().Add(15 * time.Minute)
 	var last map[string]float64
-	quietSince := time.Now()
+	quietSince, lastSeen := time.Now(), "no quiet second yet"
 	for {
 		requests, err := p.requestsByVerb(ctx)
 		if err != nil {
@@ -254,16 +484,17 @@ func waitIdle(ctx context.Context, opts options, c *cluster, p *process) error {
 		if !maps.Equal(requests, last) {
 			last, quietSince = requests, time.Now()
 		} else if time.Since(quietSince) >= opts.settle {
-			correct, err := c.statusesCorrect(ctx)
+			correct, why, err := c.statusesCorrect(ctx, impl)
 			if err != nil {
 				return err
 			}
 			if correct {
 				return nil
 			}
+			lastSeen = why
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%s did not settle; see %s", p.name, p.LogPath)
+			return fmt.Errorf("%s did not settle (last seen: %s); see %s", p.name, lastSeen, p.LogPath)
 		}
 		select {
 		case <-ctx.Done():
@@ -275,9 +506,9 @@ func waitIdle(ctx context.Context, opts options, c *cluster, p *process) error {
 	}
 }
 
-// waitCPUIdle waits until the process has used no CPU for opts.settle, watching it only
-// through /proc so that the watching costs it nothing, and returns its CPU time then.
-func waitCPUIdle(ctx context.Context, opts options, p *process) (float64, error) {
+// waitCPUIdle waits until the process has used no CPU for settle, watching it only through
+// /proc so that the watching costs it nothing, and returns its CPU time then.
+func waitCPUIdle(ctx context.Context, settle time.Duration, p *process) (float64, error) {
 	const poll = 50 * time.Millisecond
 	deadline := time.Now().Add(15 * time.Minute)
 	last, err := p.cpuSeconds()
@@ -285,7 +516,7 @@ func waitCPUIdle(ctx context.Context, opts options, p *process) (float64, error)
 		return 0, err
 	}
 	quietSince := time.Now()
-	for time.Since(quietSince) < opts.settle {
+	for time.Since(quietSince) < settle {
 		select {
 		case <-ctx.Done():
 			return 0, ctx.Err()
@@ -301,16 +532,16 @@ func waitCPUIdle(ctx context.Context, opts options, p *process) (float64, error)
 			last, quietSince = cpu, time.Now()
 		}
 		if time.Now().After(deadline) {
-			return 0, fmt.Errorf("%s never stopped using CPU; see %s", p.name, p.LogPath)
+			return 0, fmt.Errorf("%s never stopped using CPU (%.2fs used so far); see %s", p.name, last, p.LogPath)
 		}
 	}
 	return last, nil
 }
 
-// statusWrites returns how many writes of the Foo status subresource the apiserver has
-// served, no-op and rejected writes included, and how many of them it rejected for a
-// conflict, from its apiserver_request_total metric.
-func (c *cluster) statusWrites(ctx context.Context) (writes, conflicts float64, err error) {
+// statusWrites returns how many writes of the status subresource of the Foos of group the
+// apiserver has served, no-op and rejected writes included, and how many of them it
+// rejected for a conflict, from its apiserver_request_total metric.
+func (c *cluster) statusWrites(ctx context.Context, group string) (writes, conflicts float64, err error) {
 	clientset, err := kubernetes.NewForConfig(c.Config)
 	if err != nil {
 		return 0, 0, err
@@ -321,8 +552,11 @@ func (c *cluster) statusWrites(ctx context.Context) (writes, conflicts float64, 
 	}
 	// The verb label holds the HTTP method; server-side apply is a PATCH too.
 	for _, verb := range []string{"PUT", "PATCH"} {
-		byCode := sumCounter(exposition, "apiserver_request_total", "code",
-			map[string]string{"group": tutorialv1.GroupVersion.Group, "resource": "foos", "subresource": "status", "verb": verb})
+		byCode, err := sumCounter(exposition, "apiserver_request_total", "code",
+			map[string]string{"group": group, "resource": "foos", "subresource": "status", "verb": verb})
+		if err != nil {
+			return 0, 0, fmt.Errorf("reading the apiserver's metrics: %w", err)
+		}
 		for code, count := range byCode {
 			writes += count
 			if code == "409" {
@@ -333,15 +567,16 @@ func (c *cluster) statusWrites(ctx context.Context) (writes, conflicts float64, 
 	return writes, conflicts, nil
 }
 
-// observer watches the Foos and notes each change of status.happy with the time it was
-// seen. It also counts every change of the status as a whole: a Foo may change its status
-// without becoming happy or unhappy, as when its friend goes from terminating to gone.
+// observer watches one kind of Foo and notes, for each Foo, its status.happy and when that
+// last changed. It also counts every change of the status as a whole: a Foo may change its
+// status without becoming happy or unhappy, as when its friend goes from terminating to gone.
 type observer struct {
 	watcher watch.Interface
 	changes chan happyChange
 	done    chan struct{}
 
 	mu            sync.Mutex
+	happy         map[types.NamespacedName]happyChange
 	happyFlips    int
 	statusChanges int
 }
@@ -357,15 +592,18 @@ func observe(ctx context.Context, c client.WithWatch) (*observer, error) {
 	if err := c.List(ctx, &foos); err != nil {
 		return nil, err
 	}
+	o := &observer{changes: make(chan happyChange, 1<<16), done: make(chan struct{}), happy: map[types.NamespacedName]happyChange{}}
 	statuses := make(map[types.NamespacedName]tutorialv1.FooStatus, len(foos.Items))
 	for _, foo := range foos.Items {
-		statuses[types.NamespacedName{Namespace: foo.Namespace, Name: foo.Name}] = foo.Status
+		key := types.NamespacedName{Namespace: foo.Namespace, Name: foo.Name}
+		statuses[key] = foo.Status
+		o.happy[key] = happyChange{foo: key, happy: foo.Status.Happy}
 	}
 	watcher, err := c.Watch(ctx, &tutorialv1.FooList{}, &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: foos.ResourceVersion}})
 	if err != nil {
 		return nil, err
 	}
-	o := &observer{watcher: watcher, changes: make(chan happyChange, 1<<16), done: make(chan struct{})}
+	o.watcher = watcher
 	go func() {
 		defer close(o.done)
 		for event := range watcher.ResultChan() {
@@ -381,19 +619,22 @@ func observe(ctx context.Context, c client.WithWatch) (*observer, error) {
 			}
 			statuses[key] = foo.Status
 			flipped := !known || previous.Happy != foo.Status.Happy
+			change := happyChange{foo: key, happy: foo.Status.Happy, seen: seen}
 			o.mu.Lock()
 			o.statusChanges++
 			if flipped {
 				o.happyFlips++
+				o.happy[key] = change
 			}
 			o.mu.Unlock()
 			if !flipped {
 				continue
 			}
 			select {
-			case o.changes <- happyChange{foo: key, happy: foo.Status.Happy, seen: seen}:
+			case o.changes <- change:
 			default:
-				fmt.Fprintln(os.Stderr, "observer: dropped a change; the buffer is full")
+				// Only the events driven one at a time read this channel; a burst's
+				// changes are read from the map.
 			}
 		}
 	}()
@@ -418,12 +659,59 @@ func (o *observer) waitFor(ctx context.Context, foo types.NamespacedName, happy 
 	}
 }
 
+// waitAll waits until every Foo of want shows its happy value, and returns when the last of
+// them was seen changing to it. It gives up when p exits.
+func (o *observer) waitAll(ctx context.Context, p *process, want map[types.NamespacedName]bool, timeout time.Duration) (time.Time, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		var last time.Time
+		wrong := 0
+		o.mu.Lock()
+		for key, happy := range want {
+			state, known := o.happy[key]
+			if !known || state.happy != happy {
+				wrong++
+			} else if state.seen.After(last) {
+				last = state.seen
+			}
+		}
+		o.mu.Unlock()
+		if wrong == 0 {
+			return last, nil
+		}
+		if time.Now().After(deadline) {
+			return time.Time{}, fmt.Errorf("after %s, %d of %d Foos still show the wrong status", timeout, wrong, len(want))
+		}
+		select {
+		case <-ctx.Done():
+			return time.Time{}, ctx.Err()
+		case <-p.Exited():
+			return time.Time{}, fmt.Errorf("%s exited with %d of %d Foos still wrong", p.name, wrong, len(want))
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
 // counts returns how many changes of status.happy, and of the status as a whole, the
-// observer has seen.
+// observer has seen since the last resetCounts.
 func (o *observer) counts() (happyFlips, statusChanges int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.happyFlips, o.statusChanges
+}
+
+func (o *observer) resetCounts() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.happyFlips, o.statusChanges = 0, 0
+	// Changes from before now are nobody's to wait for.
+	for {
+		select {
+		case <-o.changes:
+		default:
+			return
+		}
+	}
 }
 
 func (o *observer) stop() {
@@ -439,38 +727,43 @@ func summarize(latencies []time.Duration) ([]float64, Percentiles) {
 		millis[i] = float64(latency) / float64(time.Millisecond)
 	}
 	return millis, Percentiles{
-		P50: percentile(millis, 0.50),
-		P90: percentile(millis, 0.90),
-		P99: percentile(millis, 0.99),
-		Max: percentile(millis, 1),
+		P50:  percentile(millis, 0.50),
+		P90:  percentile(millis, 0.90),
+		P99:  percentile(millis, 0.99),
+		P999: percentile(millis, 0.999),
+		Max:  percentile(millis, 1),
 	}
 }
 
 // podEvent is one pod event the benchmark drives: deleting or creating again the friend pod
-// of Foo target.
+// of an implementation's Foo target.
 type podEvent struct {
 	target int
 	delete bool
 }
 
-// eventBlock is how many Foos one round of the event plan touches.
+// eventBlock is how many Foos one round of events touches.
 const eventBlock = 10
 
-// eventPlan returns n pod events (n even) in rounds: each deletes the friend pods of up to
-// eventBlock Foos, then creates them again, and the next round moves on to the next Foos.
-// Consecutive events thus concern different Foos, and every pod deleted comes back.
-func eventPlan(n, friends int) []podEvent {
-	plan := make([]podEvent, 0, n)
-	for next := 0; len(plan) < n; {
-		size := min(eventBlock, friends, (n-len(plan))/2)
+// eventRounds returns n pod events (n even) in rounds: each deletes the friend pods of up
+// to eventBlock Foos, then creates them again, and the next round moves on to the next
+// Foos. Consecutive events thus concern different Foos, and after every round the pods
+// are as they were.
+func eventRounds(n, friends int) [][]podEvent {
+	var rounds [][]podEvent
+	for next, planned := 0, 0; planned < n; {
+		size := min(eventBlock, friends, (n-planned)/2)
+		round := make([]podEvent, 0, 2*size)
 		for _, deleting := range []bool{true, false} {
 			for j := range size {
-				plan = append(plan, podEvent{target: (next + j) % friends, delete: deleting})
+				round = append(round, podEvent{target: (next + j) % friends, delete: deleting})
 			}
 		}
+		rounds = append(rounds, round)
 		next += size
+		planned += len(round)
 	}
-	return plan
+	return rounds
 }
 
 // percentile returns the nearest-rank percentile q of sorted values.

@@ -58,7 +58,7 @@ func writeSVG(path string, report *Report) error {
 	var charts []chart
 	for _, s := range report.Scenarios {
 		c := chart{
-			title:  fmt.Sprintf("Latency CDF, P=%d F=%d E=%d", s.Pods, s.Foos, s.Events),
+			title:  fmt.Sprintf("Latency CDF, P=%d F=%d E=%d, run %d", s.Pods, s.Foos, s.Events, s.Run),
 			xLabel: "pod event to Foo status seen (ms)", yLabel: "fraction of events", xLog: true,
 		}
 		for _, r := range s.Results {
@@ -70,19 +70,31 @@ func writeSVG(path string, report *Report) error {
 		}
 		charts = append(charts, c)
 	}
-	foos := map[int]bool{}
-	for _, s := range report.Scenarios {
-		foos[s.Foos] = true
+	// One pair of charts per number of Foos, or a single pair when F grows with P; first
+	// runs only.
+	groups := map[int]bool{}
+	group := func(s *Scenario) int {
+		if report.FoosPerPod > 0 {
+			return 0
+		}
+		return s.Foos
 	}
-	for _, f := range slices.Sorted(maps.Keys(foos)) {
-		memory := chart{title: fmt.Sprintf("Memory vs P, F=%d: peak RSS, heap after GC (dashed)", f), xLabel: "pods (P)", yLabel: "MiB", yLog: true}
-		cpu := chart{title: fmt.Sprintf("CPU per pod event vs P, F=%d", f), xLabel: "pods (P)", yLabel: "CPU ms per event", yLog: true}
+	for _, s := range report.Scenarios {
+		groups[group(s)] = true
+	}
+	for _, f := range slices.Sorted(maps.Keys(groups)) {
+		foos := fmt.Sprintf("F=%d", f)
+		if report.FoosPerPod > 0 {
+			foos = fmt.Sprintf("F=%g×P", report.FoosPerPod)
+		}
+		memory := chart{title: fmt.Sprintf("Memory vs P, %s: peak RSS, heap after GC (dashed)", foos), xLabel: "pods (P)", yLabel: "MiB", yLog: true}
+		cpu := chart{title: fmt.Sprintf("CPU per pod event vs P, %s", foos), xLabel: "pods (P)", yLabel: "CPU ms per event", yLog: true}
 		for _, name := range []string{ours, naive, floor} {
 			rss := series{name: name + " RSS", color: colors[name]}
 			heap := series{name: name + " heap", color: colors[name], dashed: true}
 			perEvent := series{name: name, color: colors[name]}
 			for _, s := range report.Scenarios {
-				if r := s.result(name); r != nil && s.Foos == f {
+				if r := s.result(name); r != nil && group(s) == f && s.Run == 1 {
 					p := float64(s.Pods)
 					rss.points = append(rss.points, [2]float64{p, float64(r.PeakRSSBytes) / (1 << 20)})
 					heap.points = append(heap.points, [2]float64{p, float64(r.PeakHeapBytes) / (1 << 20)})

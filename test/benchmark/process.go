@@ -30,6 +30,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
 	"github.com/example/foo-operator/test/localcluster"
 )
 
@@ -159,7 +162,7 @@ func (p *process) requestsByVerb(ctx context.Context) (map[string]float64, error
 	if status != http.StatusOK {
 		return nil, fmt.Errorf("metrics of %s: HTTP %d", p.name, status)
 	}
-	return sumCounter(body, "rest_client_requests_total", "method", nil), nil
+	return sumCounter(body, "rest_client_requests_total", "method", nil)
 }
 
 // saveMetrics writes the process's metrics exposition to path.
@@ -176,54 +179,27 @@ func (p *process) saveMetrics(ctx context.Context, path string) error {
 
 // sumCounter adds up the samples of counter metric in a Prometheus text exposition by the
 // value of label by, keeping only the samples whose labels include every pair of match.
-func sumCounter(exposition []byte, metric, by string, match map[string]string) map[string]float64 {
+func sumCounter(exposition []byte, metric, by string, match map[string]string) (map[string]float64, error) {
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(exposition))
+	if err != nil {
+		return nil, err
+	}
 	sums := map[string]float64{}
-	scanner := bufio.NewScanner(bytes.NewReader(exposition))
-	scanner.Buffer(make([]byte, 0, 64*1024), 1024*1024)
-	prefix := metric + "{"
-	for scanner.Scan() {
-		line := scanner.Text()
-		if !strings.HasPrefix(line, prefix) {
-			continue
+	for _, sample := range families[metric].GetMetric() {
+		labels := map[string]string{}
+		for _, pair := range sample.GetLabel() {
+			labels[pair.GetName()] = pair.GetValue()
 		}
-		end := strings.LastIndexByte(line, '}')
-		if end < 0 {
-			continue
-		}
-		labels := parseLabels(line[len(prefix):end])
 		matches := true
 		for name, value := range match {
-			if labels[name] != value {
-				matches = false
-			}
+			matches = matches && labels[name] == value
 		}
-		value, err := strconv.ParseFloat(strings.TrimSpace(line[end+1:]), 64)
-		if matches && err == nil {
-			sums[labels[by]] += value
+		if matches {
+			sums[labels[by]] += sample.GetCounter().GetValue()
 		}
 	}
-	return sums
-}
-
-// parseLabels parses the inside of a sample's braces: name="value",... Values in these
-// metrics hold no escaped quotes.
-func parseLabels(text string) map[string]string {
-	labels := map[string]string{}
-	for len(text) > 0 {
-		eq := strings.IndexByte(text, '=')
-		if eq < 0 || eq+1 >= len(text) || text[eq+1] != '"' {
-			break
-		}
-		name := strings.TrimLeft(text[:eq], ", ")
-		rest := text[eq+2:]
-		closing := strings.IndexByte(rest, '"')
-		if closing < 0 {
-			break
-		}
-		labels[name] = rest[:closing]
-		text = rest[closing+1:]
-	}
-	return labels
+	return sums, nil
 }
 
 var httpClient = &http.Client{Timeout: 10 * time.Minute}

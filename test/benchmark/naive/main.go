@@ -41,13 +41,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
+	"github.com/example/foo-operator/test/benchmark/fooapi"
 )
 
 func main() {
-	var metricsAddr, probeAddr, pprofAddr string
+	var metricsAddr, probeAddr, pprofAddr, group string
 	flag.StringVar(&metricsAddr, "metrics-bind-address", "0", "The address the plain-HTTP metrics endpoint binds to; '0' disables it.")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", "0", "The address the readiness probe binds to; '0' disables it.")
 	flag.StringVar(&pprofAddr, "pprof-bind-address", "0", "The address the pprof endpoint binds to; '0' disables it.")
+	flag.StringVar(&group, "group", tutorialv1.GroupVersion.Group, "The API group of the Foos to reconcile.")
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -56,7 +58,7 @@ func main() {
 
 	scheme := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(tutorialv1.AddToScheme(scheme))
+	utilruntime.Must(fooapi.AddToScheme(scheme, group))
 
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
 		Scheme:                 scheme,
