@@ -310,7 +310,7 @@ bench: build envtest ## Benchmark the controller against the naive design and th
 		--results=$(BENCH_RESULTS) $(BENCH_ARGS)
 
 .PHONY: bench-sweep
-bench-sweep: ## Run the benchmark's scaling sweep: P in 1k, 10k, 100k with F = P/10, bursts of 1000 (about 40 minutes on 2 cores).
+bench-sweep: ## Run the benchmark's scale sweep: P in 1k, 10k, 100k with F = P/10, bursts of 1000 (long: the naive design alone takes minutes at 10k).
 	$(MAKE) --no-print-directory bench P=1000,10000,100000 E=$(E) BURST=1000 BENCH_ARGS="--foos-per-pod=0.1 $(BENCH_ARGS)"
 
 ##@ OLM bundle and catalog
