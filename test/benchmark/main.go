@@ -93,7 +93,7 @@ func main() {
 	flag.DurationVar(&opts.eventGap, "event-gap", 20*time.Millisecond, "How long to pause after each pod event's status change is seen, before the next event.")
 	flag.DurationVar(&opts.settle, "settle", time.Second, "How long an implementation must make no API request to count as idle.")
 	flag.DurationVar(&opts.roundSettle, "round-settle", 200*time.Millisecond, "How long every implementation must use no CPU before a round of events starts.")
-	flag.DurationVar(&opts.profile, "cpu-profile", 0, "If set, save a CPU profile of this length of each implementation, started with the pod events, to the results folder. Profiling costs CPU: leave it off for the figures.")
+	flag.DurationVar(&opts.profile, "cpu-profile", 0, "If set, save a CPU profile of this length of each implementation in turn, from the start of the pod events, to the run's folder in the results. Profiling costs CPU: leave it off for the figures.")
 	flag.Parse()
 
 	var err error

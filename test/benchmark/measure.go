@@ -151,7 +151,7 @@ func runScenario(ctx context.Context, opts options, pods, foos, friends, run int
 			return nil, fmt.Errorf("%s: %w", impl.name, err)
 		}
 	}
-	if err := driveInterleaved(ctx, opts, c, impls); err != nil {
+	if err := driveInterleaved(ctx, opts, c, impls, dir); err != nil {
 		return nil, err
 	}
 	for _, impl := range impls {
@@ -254,7 +254,7 @@ func startImplementation(ctx context.Context, opts options, c *cluster, impl *im
 // naive, floor, ours, ...), so that the apiserver's warm-up and stalls spread over all of
 // them. Before each round every process is idle, so that no round pays for another's
 // follow-up work; the CPU an implementation uses during its own rounds is its events' CPU.
-func driveInterleaved(ctx context.Context, opts options, c *cluster, impls []*implementation) error {
+func driveInterleaved(ctx context.Context, opts options, c *cluster, impls []*implementation, dir string) error {
 	rounds := eventRounds(opts.events, c.workload.friends)
 	var profiled chan struct{}
 	if opts.profile > 0 {
@@ -262,7 +262,7 @@ func driveInterleaved(ctx context.Context, opts options, c *cluster, impls []*im
 		go func() {
 			defer close(profiled)
 			for _, impl := range impls {
-				path := filepath.Join(opts.resultsDir, fmt.Sprintf("%s-P%d-F%d.cpu.pprof", impl.name, c.workload.pods, c.workload.foos))
+				path := filepath.Join(dir, impl.name+".cpu.pprof")
 				if err := impl.proc.profileCPU(ctx, opts.profile, path); err != nil {
 					klog.ErrorS(err, "Failed to profile", "implementation", impl.name)
 				}

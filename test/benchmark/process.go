@@ -217,8 +217,3 @@ func get(ctx context.Context, url string) (int, []byte, error) {
 	body, err := io.ReadAll(resp.Body)
 	return resp.StatusCode, body, err
 }
-
-// logPath names the log file of an implementation in a scenario.
-func logPath(dir, name string, pods, foos int) string {
-	return filepath.Join(dir, fmt.Sprintf("%s-P%d-F%d.log", name, pods, foos))
-}
