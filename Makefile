@@ -494,7 +494,7 @@ undeploy: kustomize ## Remove the operator from the cluster. Call with ignore-no
 # version so that a version bump in a tools go.mod builds the new one.
 LOCALBIN ?= $(CURDIR)/bin
 TOOLS_MODULES := hack/tools hack/tools/kubernetes hack/tools/etcd hack/tools/operator-sdk hack/tools/opm hack/tools/olm hack/tools/registry \
-	hack/tools/containerd hack/tools/coredns hack/tools/helm
+	hack/tools/containerd hack/tools/coredns
 
 # mod-version prints the version at which the go.mod in folder $(1) requires module $(2).
 mod-version = $(shell awk '$$1 == "require" { $$1 = ""; $$0 = $$0 } $$1 == "$(2)" { print $$2; exit }' $(1)/go.mod)
@@ -511,7 +511,7 @@ REGISTRY_VERSION := $(call mod-version,hack/tools/registry,github.com/distributi
 GRPC_HEALTH_PROBE_VERSION := $(call mod-version,hack/tools/opm,github.com/grpc-ecosystem/grpc-health-probe)
 CONTAINERD_VERSION := $(call mod-version,hack/tools/containerd,github.com/containerd/containerd/v2)
 COREDNS_VERSION := $(call mod-version,hack/tools/coredns,github.com/coredns/coredns)
-HELM_VERSION := $(call mod-version,hack/tools/helm,helm.sh/helm/v4)
+HELM_VERSION := $(call mod-version,hack/tools/operator-sdk,helm.sh/helm/v3)
 
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
@@ -727,13 +727,15 @@ $(OLM_BIN)/olm:
 # while those run (two builds of the same file would race). Modules other than Kubernetes'
 # come first: the Kubernetes ones then find the packages the apiserver's build compiled.
 .PHONY: cluster-tools
-cluster-tools: $(CONTAINERD)/containerd $(COREDNS) helm olm scorecard-test kube-controller-manager $(KUBE_SCHEDULER) $(KUBELET) $(KUBE_PROXY)
+cluster-tools: $(CONTAINERD)/containerd $(COREDNS) olm scorecard-test kube-controller-manager $(KUBE_SCHEDULER) $(KUBELET) $(KUBE_PROXY)
 
-# helm renders OLM's release manifests from its chart, as OLM's release does.
+# helm renders OLM's release manifests from its chart, as OLM's release does. It is the Helm
+# operator-sdk links, built from operator-sdk's tools module with operator-sdk's flags, so
+# that it reuses the packages operator-sdk's build compiled: a link, not another build.
 .PHONY: helm
 helm: $(HELM) ## Build Helm.
-$(HELM):
-	$(call go-build-tool,$@,hack/tools/helm,helm.sh/helm/v4/cmd/helm,-ldflags "-s -w -X helm.sh/helm/v4/internal/version.version=$(HELM_VERSION)",CGO_ENABLED=0)
+$(HELM): | $(OPERATOR_SDK)
+	$(call go-build-tool,$@,hack/tools/operator-sdk,helm.sh/helm/v3/cmd/helm,-tags containers_image_openpgp -ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION)",CGO_ENABLED=0)
 
 # scorecard-test runs operator-sdk's scorecard tests in pods, from an image built here.
 .PHONY: scorecard-test
