@@ -493,7 +493,7 @@ undeploy: kustomize ## Remove the operator from the cluster. Call with ignore-no
 # Every tool is built from a pinned Go module under hack/tools into LOCALBIN, named with its
 # version so that a version bump in a tools go.mod builds the new one.
 LOCALBIN ?= $(CURDIR)/bin
-TOOLS_MODULES := hack/tools hack/tools/kubernetes hack/tools/etcd hack/tools/operator-sdk hack/tools/opm hack/tools/olm hack/tools/registry \
+TOOLS_MODULES := hack/tools hack/tools/kubernetes hack/tools/etcd hack/tools/operator-sdk hack/tools/olm hack/tools/registry \
 	hack/tools/containerd hack/tools/coredns
 
 # mod-version prints the version at which the go.mod in folder $(1) requires module $(2).
@@ -505,10 +505,10 @@ CRD_REF_DOCS_VERSION := $(call mod-version,hack/tools,github.com/elastic/crd-ref
 KUBE_VERSION := $(patsubst v%,%,$(call mod-version,hack/tools/kubernetes,k8s.io/kubernetes))
 ETCD_VERSION := $(call mod-version,hack/tools/etcd,go.etcd.io/etcd/server/v3)
 OPERATOR_SDK_VERSION := $(call mod-version,hack/tools/operator-sdk,github.com/operator-framework/operator-sdk)
-OPM_VERSION := $(call mod-version,hack/tools/opm,github.com/operator-framework/operator-registry)
+OPM_VERSION := $(call mod-version,hack/tools/olm,github.com/operator-framework/operator-registry)
 OLM_VERSION := $(call mod-version,hack/tools/olm,github.com/operator-framework/operator-lifecycle-manager)
 REGISTRY_VERSION := $(call mod-version,hack/tools/registry,github.com/distribution/distribution/v3)
-GRPC_HEALTH_PROBE_VERSION := $(call mod-version,hack/tools/opm,github.com/grpc-ecosystem/grpc-health-probe)
+GRPC_HEALTH_PROBE_VERSION := $(call mod-version,hack/tools/olm,github.com/grpc-ecosystem/grpc-health-probe)
 CONTAINERD_VERSION := $(call mod-version,hack/tools/containerd,github.com/containerd/containerd/v2)
 COREDNS_VERSION := $(call mod-version,hack/tools/coredns,github.com/coredns/coredns)
 HELM_VERSION := $(call mod-version,hack/tools/operator-sdk,helm.sh/helm/v3)
@@ -679,16 +679,16 @@ opm: $(OPM) ## Build opm.
 # Without cgo, opm has no SQLite: rendering, validating and serving file-based catalogs, all
 # that this project and the opm image do, need none.
 $(OPM):
-	$(call go-build-tool,$@,hack/tools/opm,$(OPM_PKG)/cmd/opm,$(OPM_FLAGS),CGO_ENABLED=0)
+	$(call go-build-tool,$@,hack/tools/olm,$(OPM_PKG)/cmd/opm,$(OPM_FLAGS),CGO_ENABLED=0)
 .PHONY: opm-static grpc-health-probe
 opm-static: $(OPM_STATIC)
 grpc-health-probe: $(GRPC_HEALTH_PROBE)
 ifneq ($(OPM_STATIC),$(OPM))
 $(OPM_STATIC):
-	$(call go-build-tool,$@,hack/tools/opm,$(OPM_PKG)/cmd/opm,$(OPM_FLAGS),CGO_ENABLED=0 GOOS=linux GOARCH=$(GOARCH))
+	$(call go-build-tool,$@,hack/tools/olm,$(OPM_PKG)/cmd/opm,$(OPM_FLAGS),CGO_ENABLED=0 GOOS=linux GOARCH=$(GOARCH))
 endif
 $(GRPC_HEALTH_PROBE):
-	$(call go-build-tool,$@,hack/tools/opm,github.com/grpc-ecosystem/grpc-health-probe,-ldflags "-s -w",CGO_ENABLED=0 GOOS=linux GOARCH=$(GOARCH))
+	$(call go-build-tool,$@,hack/tools/olm,github.com/grpc-ecosystem/grpc-health-probe,-ldflags "-s -w",CGO_ENABLED=0 GOOS=linux GOARCH=$(GOARCH))
 
 .PHONY: registry
 registry: $(REGISTRY_SERVER) ## Build the container registry (distribution) the image tests and the local cluster run.
