@@ -18,6 +18,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -68,11 +69,15 @@ type logLine struct {
 
 // explainSlowest splits the latency of the implementation's slowest 1% of events (at least
 // one), and gives the median of every stage over all its events, from its log.
-func explainSlowest(impl *implementation) error {
+func explainSlowest(ctx context.Context, impl *implementation) error {
 	if impl.name == naive || len(impl.events) == 0 {
 		return nil
 	}
-	lines, err := readLog(impl.proc.LogPath)
+	path, err := impl.proc.Log(ctx)
+	if err != nil {
+		return err
+	}
+	lines, err := readLog(path)
 	if err != nil {
 		return err
 	}
@@ -84,7 +89,7 @@ func explainSlowest(impl *implementation) error {
 	}
 	impl.result.BrokenDown = len(all)
 	if len(all) == 0 {
-		return fmt.Errorf("no event could be matched with the lines of %s: does it log at V(2)?", impl.proc.LogPath)
+		return fmt.Errorf("no event could be matched with the lines of %s: does it log at V(2)?", path)
 	}
 	impl.result.StageMediansMillis = map[string]float64{}
 	for _, stage := range stages {
@@ -142,6 +147,30 @@ func breakDown(event eventRecord, lines []logLine) (EventBreakdown, bool) {
 			stageSeen:     millis(written, event.seen),
 		},
 	}, true
+}
+
+// syncedAt reads from the implementation's log when it knew every pod and Foo: the first
+// "Starting workers" of ours (controller-runtime starts its workers once the caches have
+// synced), "Listed pods and Foos" of the floor. The naive design logs neither.
+func syncedAt(ctx context.Context, impl *implementation) (time.Time, bool, error) {
+	message := map[string]string{ours: "Starting workers", floor: "Listed pods and Foos"}[impl.name]
+	if message == "" {
+		return time.Time{}, false, nil
+	}
+	path, err := impl.proc.Log(ctx)
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	lines, err := readLog(path)
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	for _, line := range lines {
+		if line.msg == message {
+			return line.at, true, nil
+		}
+	}
+	return time.Time{}, false, fmt.Errorf("%s never logged %q", path, message)
 }
 
 // readLog reads the lines of a zap JSON log that the breakdown uses, in order of time.

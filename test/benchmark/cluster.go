@@ -49,6 +49,8 @@ import (
 // every implementation.
 type cluster struct {
 	*localcluster.Cluster
+	// operatorImage is the manager image in the cluster's registry, with --in-cluster.
+	operatorImage string
 	// client reads and writes pods (and ours' Foos).
 	client   client.WithWatch
 	workload workload
@@ -98,11 +100,22 @@ func startCluster(ctx context.Context, opts options, w workload, impls []*implem
 		KeepLogs: true,
 		Assets:   localcluster.AssetsFromEnv(),
 		CRDs:     crds,
+		// With --in-cluster, ours runs as a pod on a real node.
+		Node: opts.inCluster, Registry: opts.inCluster,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("starting the control plane (run through `make bench`): %w", err)
 	}
 	c := &cluster{Cluster: local, workload: w}
+	if opts.inCluster {
+		images, err := local.Registry.PushLayout(ctx, opts.managerImages)
+		if err != nil {
+			return nil, errors.Join(err, local.Stop())
+		}
+		if c.operatorImage = images["foo-operator:bench"]; c.operatorImage == "" {
+			return nil, errors.Join(fmt.Errorf("%s holds no image foo-operator:bench", opts.managerImages), local.Stop())
+		}
+	}
 	// The apiserver's priority and fairness is the only limit, as for the controllers
 	// (the library's administrator configuration already has no client-side limit).
 	if c.client, err = newClient(local.Config, tutorialv1.GroupVersion.Group); err != nil {
@@ -184,6 +197,9 @@ func (c *cluster) pod(namespace, name string, i int) *corev1.Pod {
 			Annotations: map[string]string{"example.com/revision": fmt.Sprintf("rev-%d", i%7)},
 		},
 		Spec: corev1.PodSpec{
+			// No scheduler binds these pods: on a cluster with a node (--in-cluster) they
+			// stay Pending, as on a bare control plane, instead of being refused by the node.
+			SchedulerName: "bench-no-scheduler",
 			Containers: []corev1.Container{{
 				Name:  "app",
 				Image: "registry.example.com/bench/app:1.2.3",

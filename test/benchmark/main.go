@@ -63,6 +63,10 @@ type options struct {
 	burst           int
 	naiveMaxPods    int
 	foosPerPod      float64
+	// inCluster runs ours as the operator's pod on a real node, from the manager image
+	// foo-operator:bench in the OCI layout managerImages.
+	inCluster     bool
+	managerImages string
 }
 
 func main() {
@@ -77,6 +81,8 @@ func main() {
 	flag.StringVar(&foos, "foos", "100", "Comma-separated numbers of Foos (F); every P is run with every F.")
 	flag.Float64Var(&opts.foosPerPod, "foos-per-pod", 0, "If set, every scenario has this many Foos per pod (0.1: F = P/10) instead of --foos.")
 	flag.IntVar(&opts.events, "events", 1000, "Pod events (E) per implementation, rounded up to an even number: every pod deleted is created again.")
+	flag.BoolVar(&opts.inCluster, "in-cluster", false, "Run ours as the operator's pod (config/default) on a real node of the local cluster, its CPU and memory read from its cgroup; the others stay processes (needs root and the node's programs: run through `make bench-in-cluster`).")
+	flag.StringVar(&opts.managerImages, "manager-images", "", "With --in-cluster, the OCI image layout holding the manager image foo-operator:bench.")
 	flag.IntVar(&opts.runs, "runs", 1, "How many times to run each scenario, each on a fresh control plane, for the spread of the figures.")
 	flag.IntVar(&opts.burst, "burst", 100, "Friend pods created at once, then deleted at once, per implementation, in each scenario's first run; 0 skips the bursts.")
 	flag.IntVar(&opts.naiveMaxPods, "naive-max-pods", 20000, "Leave the naive design out of scenarios with more pods than this: each of its reconciles copies every pod.")

