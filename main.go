@@ -183,6 +183,20 @@ func main() {
 			setupLog.Error(err, "Unable to set up the controller", "controller", controllers.UpgradeHoldControllerName)
 			os.Exit(1)
 		}
+	} else {
+		// Installed by OLM v1, make deploy or kubectl: nothing asks the operator whether it may
+		// be upgraded. Said once here; each Foo that asks for a hold is told with an Event.
+		setupLog.Info("Upgrade holds are not available: no OperatorCondition is named, as only OLM v0 names one; "+
+			"Foos that carry the hold-upgrades annotation get a Warning Event instead",
+			"env", operatorConditionEnv, "annotation", tutorialv1.HoldUpgradesAnnotation)
+		unavailable := &controllers.UpgradeHoldUnavailableReconciler{
+			Reader:   mgr.GetClient(),
+			Recorder: mgr.GetEventRecorderFor(controllers.UpgradeHoldUnavailableControllerName), //nolint:staticcheck // see FooReconciler.Recorder
+		}
+		if err := unavailable.SetupWithManager(mgr); err != nil {
+			setupLog.Error(err, "Unable to set up the controller", "controller", controllers.UpgradeHoldUnavailableControllerName)
+			os.Exit(1)
+		}
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		setupLog.Error(err, "Unable to set up the health check")

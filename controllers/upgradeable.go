@@ -24,8 +24,10 @@ import (
 
 	apiv2 "github.com/operator-framework/api/pkg/operators/v2"
 	"github.com/operator-framework/operator-lib/conditions"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -174,5 +176,53 @@ func (r *UpgradeHoldReconciler) SetupWithManager(ctx context.Context, mgr ctrl.M
 		Named(UpgradeHoldControllerName).
 		Watches(&tutorialv1.Foo{}, toTheCondition, builder.WithPredicates(holdChanged)).
 		WatchesRawSource(atStart).
+		Complete(r)
+}
+
+// UpgradeHoldUnavailableControllerName names the controller that warns of holds that hold
+// nothing.
+const UpgradeHoldUnavailableControllerName = "upgrade-hold-unavailable-controller"
+
+// UpgradeHoldUnavailableReason is the reason of the Warning Event on a Foo whose hold-upgrades
+// annotation cannot hold anything.
+const UpgradeHoldUnavailableReason = "UpgradeHoldUnavailable"
+
+// UpgradeHoldUnavailableReconciler runs instead of UpgradeHoldReconciler when the operator
+// has no OperatorCondition to publish to: OLM v1, `make deploy` and kubectl install it
+// without one, and only OLM v0 reads one. A hold asked for there would hold nothing, so each
+// Foo that carries the hold-upgrades annotation gets a Warning Event saying so, when the
+// annotation is set or changed, and once for every such Foo when the operator starts.
+type UpgradeHoldUnavailableReconciler struct {
+	// Reader reads the Foo; the manager's cache.
+	Reader client.Reader
+	// Recorder emits core/v1 Events, as FooReconciler's does.
+	Recorder record.EventRecorder
+}
+
+// Reconcile warns on the Foo if it carries the hold-upgrades annotation now.
+func (r *UpgradeHoldUnavailableReconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl.Result, error) {
+	var foo tutorialv1.Foo
+	if err := r.Reader.Get(ctx, req.NamespacedName, &foo); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if holdsUpgrades(&foo) == nil {
+		return ctrl.Result{}, nil
+	}
+	r.Recorder.Eventf(&foo, corev1.EventTypeWarning, UpgradeHoldUnavailableReason,
+		"The %s annotation holds no upgrade: the operator runs without an OLM OperatorCondition "+
+			"(only OLM v0 gives it one; OLM v1, make deploy and kubectl do not), so no installer asks it whether to upgrade",
+		tutorialv1.HoldUpgradesAnnotation)
+	return ctrl.Result{}, nil
+}
+
+// SetupWithManager registers the controller with mgr. It sees the Foos whose hold is added or
+// changed (a removed hold needs no warning), and every holding Foo at start.
+func (r *UpgradeHoldUnavailableReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	holdSet := predicate.And(holdChanged, predicate.NewPredicateFuncs(func(obj client.Object) bool {
+		return holdsUpgrades(obj) != nil
+	}))
+	return ctrl.NewControllerManagedBy(mgr).
+		Named(UpgradeHoldUnavailableControllerName).
+		For(&tutorialv1.Foo{}, builder.WithPredicates(holdSet)).
 		Complete(r)
 }

@@ -30,8 +30,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
 )
@@ -115,6 +117,38 @@ var _ = Describe("Upgrade holds", func() {
 		Eventually(func(g Gomega) {
 			g.Expect(upgradeable(g).Status).To(Equal(metav1.ConditionTrue))
 		}).Should(Succeed())
+	})
+})
+
+var _ = Describe("Upgrade holds without an OperatorCondition", func() {
+	It("warns, on each Foo that asks for a hold, that nothing is held", func() {
+		namespace := createNamespace()
+		recorder := record.NewFakeRecorder(10)
+		// Against the apiserver: it reads each Foo as it is there.
+		reconciler := &UpgradeHoldUnavailableReconciler{Reader: k8sClient, Recorder: recorder}
+		reconcileFoo := func(name string) {
+			_, err := reconciler.Reconcile(ctx, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: namespace, Name: name}})
+			Expect(err).NotTo(HaveOccurred())
+		}
+
+		By("reconciling a Foo without a hold, and a Foo that is gone")
+		createFoo(namespace, "free", "jack")
+		reconcileFoo("free")
+		reconcileFoo("gone")
+		Expect(recorder.Events).To(BeEmpty(), "no Foo asks for a hold")
+
+		By("reconciling a Foo that holds upgrades")
+		held := createFoo(namespace, "held", "jack")
+		setAnnotation(held, tutorialv1.HoldUpgradesAnnotation, "migrating data")
+		reconcileFoo("held")
+		Expect(recorder.Events).To(Receive(And(
+			HavePrefix(corev1.EventTypeWarning+" "+UpgradeHoldUnavailableReason+" "),
+			ContainSubstring(tutorialv1.HoldUpgradesAnnotation+" annotation holds no upgrade"))))
+
+		By("reconciling it once its hold is removed")
+		setAnnotation(held, tutorialv1.HoldUpgradesAnnotation, "")
+		reconcileFoo("held")
+		Expect(recorder.Events).To(BeEmpty(), "the hold is gone")
 	})
 })
 
