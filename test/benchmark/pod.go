@@ -345,9 +345,12 @@ func (p *operatorPod) stop() {
 		fmt.Fprintln(os.Stderr, "deleting the operator's Deployment:", err)
 		return
 	}
+	// The bursts start ours again: its Deployment, deleted in the foreground, must be gone
+	// with its pod, or creating it again would find the old one.
 	err = wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		_, err := p.c.Clientset.CoreV1().Pods(p.pod.Namespace).Get(ctx, p.pod.Name, metav1.GetOptions{})
-		return apierrors.IsNotFound(err), nil
+		_, podErr := p.c.Clientset.CoreV1().Pods(p.pod.Namespace).Get(ctx, p.pod.Name, metav1.GetOptions{})
+		_, deploymentErr := p.c.Clientset.AppsV1().Deployments(harness.OperatorNamespace).Get(ctx, harness.OperatorDeployment, metav1.GetOptions{})
+		return apierrors.IsNotFound(podErr) && apierrors.IsNotFound(deploymentErr), nil
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "waiting for %s to go: %v\n", p.Describe(), err)
