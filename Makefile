@@ -100,6 +100,7 @@ E2E_IMAGES = $(E2E_DIR)/images
 # The suite's registry serves on this address inside the suite's own network namespace,
 # where it is free by construction; quay.io is mirrored there (see test/e2e).
 OLM_IMAGE = 127.0.0.1:5000/operator-framework/olm:$(OLM_VERSION)
+OLMV1_IMAGES = 127.0.0.1:5000/operator-framework
 SCORECARD_TEST_IMAGE = quay.io/operator-framework/scorecard-test:$(OPERATOR_SDK_VERSION)
 # OLM_MODULE is OLM's module where Go keeps it: the suite renders OLM's release manifests
 # from its chart and values.
@@ -107,20 +108,23 @@ OLM_MODULE = $(shell cd hack/tools/olm && go list -m -f '{{.Dir}}' $(OLM_PKG))
 
 # test-e2e runs the three ways users install the operator, with OLM installed from its
 # release manifests and running as pods on a local cluster's node, every image from the
-# local registry: `operator-sdk run bundle`, a catalog image, and `make deploy`; and the
-# scorecard. It runs in a network namespace of its own (the cluster's namespaces nest
+# local registry: `operator-sdk run bundle`, a catalog image, and `make deploy`; the
+# scorecard; and OLM v1 (catalogd and operator-controller) installing from the catalog image. It runs in a network namespace of its own (the cluster's namespaces nest
 # in it), so that the registry's fixed address is free. Needs root. The suite gives the
 # tools it runs a HOME of their own (operator-sdk writes there); GOCACHE and GOMODCACHE
 # keep `make deploy`'s Go builds on this machine's caches, since there is no route out.
 .PHONY: test-e2e
-test-e2e: $(if $(E2E_REUSE_IMAGES),,test-images-build) node olm scorecard-test operator-sdk opm kustomize helm imagebuilder ## Install, upgrade and uninstall the operator with OLM running on a local cluster's node: run bundle, catalog, make deploy, scorecard (as root).
+test-e2e: $(if $(E2E_REUSE_IMAGES),,test-images-build) node olm olmv1 scorecard-test operator-sdk opm kustomize kubectl helm imagebuilder ## Install, upgrade and uninstall the operator with OLM running on a local cluster's node: run bundle, catalog, make deploy, scorecard, OLM v1 (as root).
 	@rm -rf $(E2E_IMAGES)
 	@$(IMAGEBUILDER) olm --store $(E2E_IMAGES) --bin $(OLM_BIN) --busybox $$(command -v busybox) --platform linux/$(GOARCH) --tag $(OLM_IMAGE)
 	@$(IMAGEBUILDER) scorecard-test --store $(E2E_IMAGES) --binary $(SCORECARD_TEST) --platform linux/$(GOARCH) --tag $(SCORECARD_TEST_IMAGE)
+	@for program in catalogd operator-controller; do \
+		$(IMAGEBUILDER) olmv1 --store $(E2E_IMAGES) --binary $(OLMV1_BIN)/$$program --platform linux/$(GOARCH) --tag $(OLMV1_IMAGES)/$$program:$(OLMV1_VERSION) || exit 1; \
+	done
 	go vet -tags e2e ./test/e2e/...
 	go test -c -tags e2e -o $(E2E_TEST) ./test/e2e
 	cd test/e2e && $(NODE_ENV) KUSTOMIZE="$(KUSTOMIZE)" OPERATOR_SDK="$(OPERATOR_SDK)" OPM="$(OPM)" IMAGEBUILDER="$(IMAGEBUILDER)" \
-		HELM="$(HELM)" OLM_MODULE="$(OLM_MODULE)" GOCACHE="$$(go env GOCACHE)" GOMODCACHE="$$(go env GOMODCACHE)" \
+		HELM="$(HELM)" OLM_MODULE="$(OLM_MODULE)" OLMV1_MODULE="$(OLMV1_MODULE)" GOCACHE="$$(go env GOCACHE)" GOMODCACHE="$$(go env GOMODCACHE)" \
 		KUBECTL="$(KUBECTL_LOCAL)" E2E_DIR="$(E2E_DIR)/cluster" IMAGE_STORES="$(IMAGE_TEST_DIR)/store $(E2E_IMAGES)" \
 		IMAGE_CHECKOUT="$(IMAGE_TEST_DIR)/checkout" IMAGE_TAG_BASE="$(IMAGE_TEST_BASE)" OLM_IMAGE="$(OLM_IMAGE)" OPM_IMAGE="$(OPM_IMAGE)" \
 		unshare --net -- sh -c 'ip link set lo up && exec "$$0" "$$@"' \
@@ -523,6 +527,7 @@ GRPC_HEALTH_PROBE_VERSION := $(call mod-version,hack/tools/olm,github.com/grpc-e
 CONTAINERD_VERSION := $(call mod-version,hack/tools/containerd,github.com/containerd/containerd/v2)
 COREDNS_VERSION := $(call mod-version,hack/tools/coredns,github.com/coredns/coredns)
 HELM_VERSION := $(call mod-version,hack/tools/operator-sdk,helm.sh/helm/v3)
+OLMV1_VERSION := $(call mod-version,hack/tools/operator-sdk,github.com/operator-framework/operator-controller)
 
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
@@ -546,6 +551,7 @@ STAGE_BUNDLE ?= $(LOCALBIN)/stage-bundle
 KUBECTL_VERSION := $(patsubst v%,%,$(call mod-version,hack/tools/kubernetes,k8s.io/kubernetes))
 KUBECTL_LOCAL ?= $(LOCALBIN)/kubectl-v$(KUBECTL_VERSION)
 OLM_BIN ?= $(LOCALBIN)/olm-$(OLM_VERSION)
+OLMV1_BIN ?= $(LOCALBIN)/olmv1-$(OLMV1_VERSION)
 SCORECARD_TEST ?= $(LOCALBIN)/scorecard-test-$(OPERATOR_SDK_VERSION)
 HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
 
@@ -733,12 +739,31 @@ $(OLM_BIN)/olm:
 		mv $(OLM_BIN).tmp/* $(OLM_BIN)/ && rmdir $(OLM_BIN).tmp || exit 1; \
 		echo "==> Built OLM in $$(( $$(date +%s) - start ))s"
 
+# OLM v1's catalogd and operator-controller, static (they run in distroless images). They
+# are built from operator-sdk's tools module: their release is on the Kubernetes libraries,
+# controller-runtime and Helm operator-sdk links, so most of what they need is compiled once.
+OLMV1_PKG := github.com/operator-framework/operator-controller
+OLMV1_FLAGS := -tags containers_image_openpgp -ldflags "-s -w -X $(OLMV1_PKG)/internal/shared/version.version=$(OLMV1_VERSION)"
+OLMV1_MODULE = $(shell cd hack/tools/operator-sdk && go list -m -f '{{.Dir}}' $(OLMV1_PKG))
+
+.PHONY: olmv1
+olmv1: $(OLMV1_BIN)/operator-controller ## Build OLM v1's binaries: catalogd and operator-controller.
+$(OLMV1_BIN)/operator-controller:
+	@mkdir -p $(OLMV1_BIN)
+	@echo "==> Building OLM v1 $(OLMV1_VERSION): catalogd, operator-controller (first use only)"
+	@start=$$(date +%s); \
+		cd hack/tools/operator-sdk && CGO_ENABLED=0 go build $(OLMV1_FLAGS) -o $(OLMV1_BIN).tmp/ \
+			$(OLMV1_PKG)/cmd/catalogd $(OLMV1_PKG)/cmd/operator-controller && \
+		mv $(OLMV1_BIN).tmp/* $(OLMV1_BIN)/ && rmdir $(OLMV1_BIN).tmp || exit 1; \
+		echo "==> Built OLM v1 in $$(( $$(date +%s) - start ))s"
+
 # cluster-tools builds what only the local node and the OLM suite need, and nothing that
 # `make test` or `make test-images` builds too, so that CI can build it in the background
 # while those run (two builds of the same file would race). Modules other than Kubernetes'
 # come first: the Kubernetes ones then find the packages the apiserver's build compiled.
 .PHONY: cluster-tools
-cluster-tools: $(CONTAINERD)/containerd $(COREDNS) olm scorecard-test kube-controller-manager $(KUBE_SCHEDULER) $(KUBELET) $(KUBE_PROXY)
+# OLM v1 comes last: by then the foreground has built operator-sdk, whose packages it reuses.
+cluster-tools: $(CONTAINERD)/containerd $(COREDNS) olm scorecard-test kube-controller-manager $(KUBE_SCHEDULER) $(KUBELET) $(KUBE_PROXY) olmv1
 
 # helm renders OLM's release manifests from its chart, as OLM's release does. It is the Helm
 # operator-sdk links, built from operator-sdk's tools module with operator-sdk's flags, so

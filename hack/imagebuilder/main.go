@@ -43,6 +43,7 @@ Commands:
   catalog   build a file-based catalog image on the opm base image
   node      build the images the local cluster's node pulls: pause, coredns, busybox, httpget
   olm       build OLM's image from its static binaries
+  olmv1     build the image of OLM v1's catalogd or operator-controller from its static binary
   scorecard-test  build operator-sdk's scorecard-test image
   push      push an image of the store to its registry
 
@@ -60,6 +61,7 @@ func main() {
 		"catalog":        buildCatalog,
 		"node":           buildNodeImages,
 		"olm":            buildOLM,
+		"olmv1":          buildOLMv1,
 		"scorecard-test": buildScorecardTest,
 		"push":           push,
 	}

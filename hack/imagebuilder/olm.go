@@ -18,6 +18,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -103,6 +104,46 @@ func buildScorecardTest(args []string) error {
 		config.User = "1001"
 		config.WorkingDir = home
 		config.Entrypoint = []string{"/usr/local/bin/scorecard-test"}
+	})
+	if err != nil {
+		return err
+	}
+	if err := saveImage(common.store, common.tag, image); err != nil {
+		return err
+	}
+	phase("Built "+common.tag, start)
+	return nil
+}
+
+// buildOLMv1 builds the image of one of OLM v1's two programs, catalogd or operator-controller,
+// as their Dockerfiles do: the binary at the root, as the entrypoint, run as 65532 on
+// distroless/static:nonroot.
+func buildOLMv1(args []string) error {
+	var common commonFlags
+	flags := newFlagSet("olmv1", &common)
+	binary := flags.String("binary", "", "catalogd or operator-controller, built static.")
+	platformFlag := flags.String("platform", "linux/amd64", "The platform the binary is built for.")
+	_ = flags.Parse(args)
+	if err := common.check(); err != nil {
+		return err
+	}
+	if *binary == "" {
+		return fmt.Errorf("--binary is required")
+	}
+	start := time.Now()
+	platform, err := parsePlatform(*platformFlag)
+	if err != nil {
+		return err
+	}
+	entrypoint := "/" + filepath.Base(*binary)
+	files, err := staticFiles(map[string]string{entrypoint: *binary})
+	if err != nil {
+		return err
+	}
+	image, err := imageOnBase(platform, files, func(config *v1.Config) {
+		config.User = "65532:65532"
+		config.WorkingDir = "/"
+		config.Entrypoint = []string{entrypoint}
 	})
 	if err != nil {
 		return err
