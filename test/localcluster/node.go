@@ -119,6 +119,10 @@ func setUpNamespace(ctx context.Context, ns *Namespace, dir string) error {
 		[]string{"ip", "addr", "add", nodeIP + "/24", "dev", "node0"},
 		[]string{"ip", "link", "set", "node0", "up"},
 		[]string{"ip", "link", "set", "node0-peer", "up"},
+		// Service addresses go to the node's interface, as a real node's default route would
+		// take them: kube-proxy's rules rewrite them to a pod's or the node's address before
+		// they go anywhere, so the node's programs and host-network pods reach Services.
+		[]string{"ip", "route", "add", serviceCIDR, "dev", "node0"},
 		// Both are the namespace's own: pods' traffic is routed, and bridged traffic goes
 		// through the Service rules.
 		[]string{"sh", "-c", "echo 1 > /proc/sys/net/ipv4/ip_forward && echo 1 > /proc/sys/net/bridge/bridge-nf-call-iptables"},

@@ -120,12 +120,12 @@ func (ca *certificateAuthority) pool() *x509.CertPool {
 }
 
 // serving writes a serving certificate for the given addresses and names into dir, as
-// NAME.crt and NAME.key, reusing one that is there already for the same addresses.
+// NAME.crt and NAME.key, reusing one that is there already for the same addresses and names.
 func (ca *certificateAuthority) serving(dir, name string, ips []net.IP, dnsNames []string) (certFile, keyFile string, err error) {
 	certFile, keyFile = filepath.Join(dir, name+".crt"), filepath.Join(dir, name+".key")
 	if existing, err := os.ReadFile(certFile); err == nil {
 		if block, _ := pem.Decode(existing); block != nil {
-			if cert, err := x509.ParseCertificate(block.Bytes); err == nil && sameIPs(cert.IPAddresses, ips) &&
+			if cert, err := x509.ParseCertificate(block.Bytes); err == nil && sameIPs(cert.IPAddresses, ips) && slices.Equal(cert.DNSNames, dnsNames) &&
 				cert.CheckSignatureFrom(ca.cert) == nil && time.Now().Before(cert.NotAfter) {
 				return certFile, keyFile, nil
 			}
@@ -220,4 +220,27 @@ func writeKey(path string, key *ecdsa.PrivateKey) error {
 		return err
 	}
 	return os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: der}), 0o600)
+}
+
+// ServiceCertificate returns what cert-manager would write into the kubernetes.io/tls Secret
+// of a Certificate for an in-cluster Service: a serving certificate for dnsNames and its key,
+// and the certificate of the CA that signed it (ca.crt). The CA is the cluster's own for its
+// Services, kept in the cluster's folder; nothing outside the cluster trusts it.
+func (c *Cluster) ServiceCertificate(name string, dnsNames []string) (certPEM, keyPEM, caPEM []byte, err error) {
+	dir := filepath.Join(c.Dir, "pki", "services")
+	ca, err := loadOrCreateNamedCA(dir, "foo-operator local cluster services CA")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	certFile, keyFile, err := ca.serving(dir, name, nil, dnsNames)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if certPEM, err = os.ReadFile(certFile); err != nil {
+		return nil, nil, nil, err
+	}
+	if keyPEM, err = os.ReadFile(keyFile); err != nil {
+		return nil, nil, nil, err
+	}
+	return certPEM, keyPEM, ca.certPEM, nil
 }
