@@ -31,4 +31,5 @@ var _ = Describe("foo-operator, installed the ways users install it", Ordered, f
 	Describe("from a catalog image, upgraded by publishing", Ordered, catalogJourney)
 	Describe("with make deploy, then kubectl", Ordered, deployJourney)
 	Describe("checked by operator-sdk scorecard", scorecardJourney)
+	Describe("with OLM v1: a ClusterCatalog and a ClusterExtension", Ordered, olmv1Journey)
 })

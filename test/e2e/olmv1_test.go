@@ -1,0 +1,322 @@
+//go:build e2e
+
+/*
+Copyright 2026 The foo-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	operatorsv2 "github.com/operator-framework/api/pkg/operators/v2"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	tutorialv1 "github.com/example/foo-operator/api/v1"
+	"github.com/example/foo-operator/controllers"
+)
+
+// OLM v1's kinds, read as unstructured objects: the suite applies them as YAML, as users do.
+var (
+	clusterExtensionKind = schema.GroupVersionKind{Group: "olm.operatorframework.io", Version: "v1", Kind: "ClusterExtension"}
+	clusterCatalogKind   = schema.GroupVersionKind{Group: "olm.operatorframework.io", Version: "v1", Kind: "ClusterCatalog"}
+)
+
+// The names of the README's OLM v1 installation YAML.
+const (
+	olmv1Extension = packageName
+	olmv1Catalog   = "foo-operator-catalog"
+	// olmv1Installer is the ServiceAccount operator-controller installs the bundle as.
+	olmv1Installer = "foo-operator-installer"
+)
+
+// catalogdPollTimeout bounds how long a newly published catalog image takes to be installed:
+// catalogd looks at the tag once a minute (the shortest poll interval it allows), then
+// operator-controller resolves and upgrades.
+const catalogdPollTimeout = 4 * time.Minute
+
+func olmv1Journey() {
+	const (
+		// The README's namespace for the operator.
+		operatorNamespace = packageName
+		storyNamespace    = "olmv1-story"
+		ownNamespace      = "olmv1-own"
+	)
+	var (
+		published *testCatalog
+		// catalogImage is the tag the ClusterCatalog polls; each release is published there.
+		catalogImage string
+		// The story's Foos, as they are before every upgrade.
+		stories map[string]*tutorialv1.Foo
+	)
+
+	BeforeAll(func(ctx context.Context) {
+		started := time.Now()
+		installOLMv1(ctx)
+		AddReportEntry("OLM v1 installed and available in", time.Since(started).Round(time.Second).String())
+		catalogImage = imageTagBase + "-catalog-olmv1:latest"
+		var err error
+		published, err = loadPublishedCatalog()
+		Expect(err).NotTo(HaveOccurred())
+		createNamespaces(ctx, newNamespace(storyNamespace, nil))
+		DeferCleanup(func(ctx context.Context) {
+			kubectl(ctx, "delete", "--ignore-not-found", "clusterextension/"+olmv1Extension, "clustercatalog/"+olmv1Catalog,
+				"clusterrolebinding/"+olmv1Installer)
+			deleteCRD(ctx)
+		})
+	}, NodeTimeout(10*time.Minute))
+
+	It("installs 0.1.0, pinned in the README's ClusterExtension, from its ClusterCatalog, and the operator plays the story", func(ctx context.Context) {
+		upTo2, err := published.upTo("0.2.0")
+		Expect(err).NotTo(HaveOccurred())
+		publishCatalog(ctx, upTo2, catalogImage)
+
+		By("applying the README's ClusterCatalog, Namespace, ServiceAccount, ClusterRoleBinding and ClusterExtension")
+		kubectl(ctx, "apply", "-f", readmeOLMv1YAML(catalogImage, "0.1.0"))
+		expectCatalogServing(ctx)
+		expectExtensionInstalled(ctx, "0.1.0", installTimeout)
+		expectCRDEstablished(ctx)
+		expectManagerRunning(ctx, operatorNamespace, managerImage("0.1.0"))
+		playStory(ctx, operatorNamespace, storyNamespace)
+		stories = foosIn(ctx, storyNamespace)
+	}, SpecTimeout(10*time.Minute))
+
+	It("upgrades to 0.2.0 when the ClusterExtension's version range is widened, keeping the Foos", func(ctx context.Context) {
+		setExtensionVersion(ctx, ">=0.1.0")
+		expectExtensionInstalled(ctx, "0.2.0", installTimeout)
+		expectManagerRunning(ctx, operatorNamespace, managerImage("0.2.0"))
+		expectSameFoos(ctx, storyNamespace, stories)
+		expectStillFollows(ctx, operatorNamespace, storyNamespace)
+	}, SpecTimeout(10*time.Minute))
+
+	It("upgrades to 0.3.0 once catalogd polls a newer catalog image under the same tag, keeping the Foos", func(ctx context.Context) {
+		upTo3, err := published.upTo("0.3.0")
+		Expect(err).NotTo(HaveOccurred())
+		publishCatalog(ctx, upTo3, catalogImage)
+		expectExtensionInstalled(ctx, "0.3.0", catalogdPollTimeout)
+		expectManagerRunning(ctx, operatorNamespace, managerImage("0.3.0"))
+		expectSameFoos(ctx, storyNamespace, stories)
+		expectStillFollows(ctx, operatorNamespace, storyNamespace)
+		expectNoForbidden(ctx, operatorNamespace)
+	}, SpecTimeout(10*time.Minute))
+
+	It("runs without an OperatorCondition: says so once, and warns on a Foo that asks to hold upgrades", func(ctx context.Context) {
+		pod, err := managerPod(ctx, operatorNamespace)
+		Expect(err).NotTo(HaveOccurred())
+		var conditions operatorsv2.OperatorConditionList
+		Expect(k8sClient.List(ctx, &conditions, client.InNamespace(operatorNamespace))).To(Succeed())
+		Expect(names(conditions.Items)).To(BeEmpty(), "OLM v1 creates no OperatorCondition")
+		Expect(pod.Spec.Containers[0].Env).NotTo(ContainElement(HaveField("Name", "OPERATOR_CONDITION_NAME")))
+
+		By("asking to hold upgrades on foo-02")
+		patchHold(ctx, storyNamespace, "foo-02", "e2e: keep the current release")
+		Eventually(func(g Gomega) {
+			var events corev1.EventList
+			g.Expect(k8sClient.List(ctx, &events, client.InNamespace(storyNamespace))).To(Succeed())
+			var seen []string
+			for _, event := range events.Items {
+				if event.InvolvedObject.Name != "foo-02" {
+					continue
+				}
+				seen = append(seen, event.Type+" "+event.Reason)
+				if event.Type == corev1.EventTypeWarning && event.Reason == controllers.UpgradeHoldUnavailableReason {
+					AddReportEntry("What a Foo that asks to hold upgrades is told under OLM v1", event.Message)
+					return
+				}
+			}
+			g.Expect(seen).To(ContainElement("Warning "+controllers.UpgradeHoldUnavailableReason), "the Events of foo-02")
+		}).WithContext(ctx).WithTimeout(operatorStepTimeout).Should(Succeed())
+		patchHold(ctx, storyNamespace, "foo-02", "")
+
+		By("reading the manager's log: the missing OperatorCondition is told once, and the manager never restarted")
+		log, err := clientset.CoreV1().Pods(operatorNamespace).GetLogs(pod.Name, &corev1.PodLogOptions{}).DoRaw(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(strings.Count(string(log), "Upgrade holds are not available")).To(Equal(1), "the manager's log:\n%s", shorten(string(log)))
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(pod), pod)).To(Succeed())
+		Expect(pod.Status.ContainerStatuses).To(ConsistOf(HaveField("RestartCount", BeZero())))
+		expectStillFollows(ctx, operatorNamespace, storyNamespace)
+	}, SpecTimeout(5*time.Minute))
+
+	It("uninstalls when the ClusterExtension is deleted: the operator, its CRD and every Foo go", func(ctx context.Context) {
+		kubectl(ctx, "delete", "clusterextension", olmv1Extension)
+		expectGone(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: operatorNamespace, Name: operatorDeployment}}, installTimeout)
+		expectGone(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: operatorNamespace, Name: operatorServiceAccount}}, installTimeout)
+		// OLM v1 installs the bundle as a Helm release owned by the ClusterExtension, CRD
+		// included: the garbage collector deletes the CRD, and the Foos with it.
+		expectGone(ctx, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}, installTimeout)
+	}, SpecTimeout(10*time.Minute))
+
+	It("upgrades 0.1.0 directly to 0.3.0, as 0.3.0's skipRange allows", func(ctx context.Context) {
+		kubectl(ctx, "apply", "-f", readmeOLMv1YAML(catalogImage, "0.1.0"))
+		expectExtensionInstalled(ctx, "0.1.0", installTimeout)
+		expectManagerRunning(ctx, operatorNamespace, managerImage("0.1.0"))
+		setExtensionVersion(ctx, "0.3.0")
+		expectExtensionInstalled(ctx, "0.3.0", installTimeout)
+		expectManagerRunning(ctx, operatorNamespace, managerImage("0.3.0"))
+		Expect(deployedRevision(ctx)).To(Equal("2"), "the revision of %s's Helm release: 0.1.0 was the first, 0.3.0 the next", olmv1Extension)
+		kubectl(ctx, "delete", "clusterextension", olmv1Extension)
+		expectGone(ctx, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}, installTimeout)
+	}, SpecTimeout(10*time.Minute))
+
+	It("installs in OwnNamespace mode with the release's alpha feature gate: the operator watches only its namespace", func(ctx context.Context) {
+		createNamespaces(ctx, newNamespace(ownNamespace, nil))
+		manifest := readmeOLMv1YAML(catalogImage, "0.3.0")
+		data, err := os.ReadFile(manifest)
+		Expect(err).NotTo(HaveOccurred())
+		// The README's namespace becomes ownNamespace, and the ClusterExtension asks to watch it.
+		own := strings.ReplaceAll(string(data), "namespace: "+operatorNamespace, "namespace: "+ownNamespace)
+		own = strings.Replace(own, "kind: ClusterExtension\nmetadata:\n  name: "+olmv1Extension+"\n",
+			"kind: ClusterExtension\nmetadata:\n  name: "+olmv1Extension+"\n  annotations:\n    olm.operatorframework.io/watch-namespace: "+ownNamespace+"\n", 1)
+		Expect(own).To(ContainSubstring("watch-namespace"), "the README's ClusterExtension starts as the suite expects")
+		ownManifest := filepath.Join(workDir, "olmv1-own.yaml")
+		Expect(os.WriteFile(ownManifest, []byte(own), 0o644)).To(Succeed())
+		kubectl(ctx, "apply", "-f", ownManifest)
+		expectExtensionInstalled(ctx, "0.3.0", installTimeout)
+		pod := expectManagerRunning(ctx, ownNamespace, managerImage("0.3.0"))
+		Expect(pod.Annotations).To(HaveKeyWithValue("olm.targetNamespaces", ownNamespace))
+
+		By("creating a Foo in its namespace and one in another: only the first is reconciled")
+		for _, namespace := range []string{ownNamespace, storyNamespace} {
+			Expect(k8sClient.Create(ctx, &tutorialv1.Foo{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "foo-01"},
+				Spec: tutorialv1.FooSpec{Name: "jack"}})).To(Succeed())
+		}
+		expectHappy(ctx, ownNamespace, ownNamespace, "foo-01", false)
+		Consistently(func(g Gomega) {
+			foo := &tutorialv1.Foo{}
+			g.Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: storyNamespace, Name: "foo-01"}, foo)).To(Succeed())
+			g.Expect(foo.Status.Conditions).To(BeEmpty(), "a Foo outside the watched namespace")
+		}).WithContext(ctx).WithTimeout(10 * time.Second).Should(Succeed())
+		kubectl(ctx, "delete", "clusterextension", olmv1Extension)
+		expectGone(ctx, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}, installTimeout)
+	}, SpecTimeout(10*time.Minute))
+}
+
+// readmeOLMv1YAML writes the README's OLM v1 installation YAML (ClusterCatalog, Namespace,
+// ServiceAccount, ClusterRoleBinding, ClusterExtension) into a file, with its catalog image
+// replaced by image, its poll interval by the shortest catalogd allows, and its version by
+// version, and returns the file's path.
+func readmeOLMv1YAML(image, version string) string {
+	GinkgoHelper()
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	Expect(err).NotTo(HaveOccurred())
+	var block string
+	for _, match := range regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(string(readme), -1) {
+		if strings.Contains(match[1], "kind: ClusterCatalog") && strings.Contains(match[1], "kind: ClusterExtension") {
+			block = match[1]
+		}
+	}
+	Expect(block).NotTo(BeEmpty(), "the README shows no ClusterCatalog and ClusterExtension")
+	for _, replacement := range []struct{ pattern, value string }{
+		{`ref: <registry>/foo-operator-catalog:\S+`, "ref: " + image},
+		{`pollIntervalMinutes: \d+`, "pollIntervalMinutes: 1"},
+		{`version: "[^"]*"`, fmt.Sprintf("version: %q", version)},
+	} {
+		pattern := regexp.MustCompile(replacement.pattern)
+		Expect(pattern.MatchString(block)).To(BeTrue(), "the README's OLM v1 YAML has no %s", replacement.pattern)
+		block = pattern.ReplaceAllString(block, replacement.value)
+	}
+	for _, document := range strings.Split(block, "\n---\n") {
+		var check map[string]any
+		Expect(yaml.Unmarshal([]byte(document), &check)).To(Succeed())
+	}
+	path := filepath.Join(workDir, "readme-olmv1.yaml")
+	Expect(os.WriteFile(path, []byte(block), 0o644)).To(Succeed())
+	return path
+}
+
+// expectCatalogServing waits until catalogd serves the README's ClusterCatalog.
+func expectCatalogServing(ctx context.Context) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		catalog := &unstructured.Unstructured{}
+		catalog.SetGroupVersionKind(clusterCatalogKind)
+		g.Expect(k8sClient.Get(ctx, types.NamespacedName{Name: olmv1Catalog}, catalog)).To(Succeed())
+		g.Expect(catalog.GetLabels()).To(HaveKeyWithValue("olm.operatorframework.io/metadata.name", olmv1Catalog),
+			"catalogd's webhook labels every ClusterCatalog with its name")
+		g.Expect(conditionOf(catalog, "Serving")).To(HavePrefix("True"), "ClusterCatalog %s: %s", olmv1Catalog, conditionsOf(catalog))
+	}).WithContext(ctx).WithTimeout(installTimeout).Should(Succeed())
+}
+
+// expectExtensionInstalled waits until the ClusterExtension has installed version.
+func expectExtensionInstalled(ctx context.Context, version string, timeout time.Duration) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		extension := &unstructured.Unstructured{}
+		extension.SetGroupVersionKind(clusterExtensionKind)
+		g.Expect(k8sClient.Get(ctx, types.NamespacedName{Name: olmv1Extension}, extension)).To(Succeed())
+		installed, _, _ := unstructured.NestedString(extension.Object, "status", "install", "bundle", "version")
+		g.Expect(installed).To(Equal(version), "the version ClusterExtension %s installed; its conditions: %s", olmv1Extension, conditionsOf(extension))
+		g.Expect(conditionOf(extension, "Installed")).To(HavePrefix("True"), "ClusterExtension %s: %s", olmv1Extension, conditionsOf(extension))
+	}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
+}
+
+// setExtensionVersion sets the version range of the ClusterExtension, as a user does.
+func setExtensionVersion(ctx context.Context, version string) {
+	GinkgoHelper()
+	By("setting the ClusterExtension's version to " + version)
+	kubectl(ctx, "patch", "clusterextension", olmv1Extension, "--type=merge",
+		"-p", fmt.Sprintf(`{"spec":{"source":{"catalog":{"version":%q}}}}`, version))
+}
+
+// deployedRevision returns the revision of the deployed Helm release operator-controller
+// keeps for the ClusterExtension: 1 for the install, one more for each upgrade. It keeps
+// them in its namespace as Secrets, indexed by labels, in chunks.
+func deployedRevision(ctx context.Context) string {
+	GinkgoHelper()
+	var secrets corev1.SecretList
+	Expect(k8sClient.List(ctx, &secrets, client.InNamespace(olmv1Namespace), client.MatchingLabels{
+		"owner": "operator-controller", "type": "index", "name": olmv1Extension, "status": "deployed"})).To(Succeed())
+	Expect(secrets.Items).To(HaveLen(1), "the deployed Helm release of %s", olmv1Extension)
+	return secrets.Items[0].Labels["version"]
+}
+
+// conditionOf returns "Status: Reason: Message" of the condition of type kind in obj's status.
+func conditionOf(obj *unstructured.Unstructured, kind string) string {
+	conditions, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
+	for _, item := range conditions {
+		condition, _ := item.(map[string]any)
+		if condition["type"] == kind {
+			return fmt.Sprintf("%v: %v: %v", condition["status"], condition["reason"], condition["message"])
+		}
+	}
+	return "absent"
+}
+
+// conditionsOf lists the conditions of obj's status, for messages.
+func conditionsOf(obj *unstructured.Unstructured) string {
+	conditions, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
+	var lines []string
+	for _, item := range conditions {
+		condition, _ := item.(map[string]any)
+		lines = append(lines, fmt.Sprintf("%v=%v (%v): %v", condition["type"], condition["status"], condition["reason"], condition["message"]))
+	}
+	return strings.Join(lines, "; ")
+}
