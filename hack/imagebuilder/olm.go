@@ -74,54 +74,39 @@ func buildOLM(args []string) error {
 // /usr/local/bin/scorecard-test as the entrypoint, run as 1001 with its home in
 // /opt/scorecard-test. (Upstream's base is UBI minimal; the tests need nothing of it.)
 func buildScorecardTest(args []string) error {
-	var common commonFlags
-	flags := newFlagSet("scorecard-test", &common)
-	binary := flags.String("binary", "", "scorecard-test, built static.")
-	platformFlag := flags.String("platform", "linux/amd64", "The platform the binary is built for.")
-	_ = flags.Parse(args)
-	if err := common.check(); err != nil {
-		return err
+	const entrypoint, home = "/usr/local/bin/scorecard-test", "/opt/scorecard-test"
+	dirs := []file{
+		{path: "/usr", mode: 0o755, dir: true}, {path: "/usr/local", mode: 0o755, dir: true},
+		{path: "/usr/local/bin", mode: 0o755, dir: true},
+		{path: "/opt", mode: 0o755, dir: true}, {path: home, mode: 0o775, uid: 1001, dir: true},
 	}
-	if *binary == "" {
-		return fmt.Errorf("--binary is required")
-	}
-	start := time.Now()
-	platform, err := parsePlatform(*platformFlag)
-	if err != nil {
-		return err
-	}
-	files, err := staticFiles(map[string]string{"/usr/local/bin/scorecard-test": *binary})
-	if err != nil {
-		return err
-	}
-	const home = "/opt/scorecard-test"
-	files = append(files,
-		file{path: "/usr", mode: 0o755, dir: true}, file{path: "/usr/local", mode: 0o755, dir: true},
-		file{path: "/usr/local/bin", mode: 0o755, dir: true},
-		file{path: "/opt", mode: 0o755, dir: true}, file{path: home, mode: 0o775, uid: 1001, dir: true})
-	image, err := imageOnBase(platform, files, func(config *v1.Config) {
-		config.Env = append(config.Env, "HOME="+home, "USER_NAME=scorecard-test", "USER_UID=1001")
-		config.User = "1001"
-		config.WorkingDir = home
-		config.Entrypoint = []string{"/usr/local/bin/scorecard-test"}
-	})
-	if err != nil {
-		return err
-	}
-	if err := saveImage(common.store, common.tag, image); err != nil {
-		return err
-	}
-	phase("Built "+common.tag, start)
-	return nil
+	return buildProgramImage("scorecard-test", "scorecard-test", args, func(string) string { return entrypoint }, dirs,
+		func(config *v1.Config) {
+			config.Env = append(config.Env, "HOME="+home, "USER_NAME=scorecard-test", "USER_UID=1001")
+			config.User = "1001"
+			config.WorkingDir = home
+		})
 }
 
 // buildOLMv1 builds the image of one of OLM v1's two programs, catalogd or operator-controller,
 // as their Dockerfiles do: the binary at the root, as the entrypoint, run as 65532 on
 // distroless/static:nonroot.
 func buildOLMv1(args []string) error {
+	return buildProgramImage("olmv1", "catalogd or operator-controller", args,
+		func(binary string) string { return "/" + filepath.Base(binary) }, nil,
+		func(config *v1.Config) {
+			config.User = "65532:65532"
+			config.WorkingDir = "/"
+		})
+}
+
+// buildProgramImage builds, for command name, the image of one static program (--binary,
+// for --platform) on the distroless base: the program at the path target gives it, as the
+// entrypoint, with extra files beside it and the config changed by configure.
+func buildProgramImage(name, program string, args []string, target func(binary string) string, extra []file, configure func(*v1.Config)) error {
 	var common commonFlags
-	flags := newFlagSet("olmv1", &common)
-	binary := flags.String("binary", "", "catalogd or operator-controller, built static.")
+	flags := newFlagSet(name, &common)
+	binary := flags.String("binary", "", program+", built static.")
 	platformFlag := flags.String("platform", "linux/amd64", "The platform the binary is built for.")
 	_ = flags.Parse(args)
 	if err := common.check(); err != nil {
@@ -135,14 +120,13 @@ func buildOLMv1(args []string) error {
 	if err != nil {
 		return err
 	}
-	entrypoint := "/" + filepath.Base(*binary)
+	entrypoint := target(*binary)
 	files, err := staticFiles(map[string]string{entrypoint: *binary})
 	if err != nil {
 		return err
 	}
-	image, err := imageOnBase(platform, files, func(config *v1.Config) {
-		config.User = "65532:65532"
-		config.WorkingDir = "/"
+	image, err := imageOnBase(platform, append(files, extra...), func(config *v1.Config) {
+		configure(config)
 		config.Entrypoint = []string{entrypoint}
 	})
 	if err != nil {
