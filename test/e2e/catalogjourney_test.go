@@ -241,15 +241,7 @@ const catalogPollInterval = "15s"
 // way the README tells users to.
 func readmeInstallYAML(image string) string {
 	GinkgoHelper()
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	Expect(err).NotTo(HaveOccurred())
-	var block string
-	for _, match := range regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(string(readme), -1) {
-		if strings.Contains(match[1], "kind: CatalogSource") && strings.Contains(match[1], "kind: Subscription") {
-			block = match[1]
-		}
-	}
-	Expect(block).NotTo(BeEmpty(), "the README shows no CatalogSource and Subscription")
+	block := readmeYAML("CatalogSource", "Subscription")
 	placeholder := regexp.MustCompile(`image: <registry>/foo-operator-catalog:\S+`)
 	Expect(placeholder.MatchString(block)).To(BeTrue(), "the README's CatalogSource names no <registry>/foo-operator-catalog image")
 	block = placeholder.ReplaceAllString(block, "image: "+image)
@@ -261,6 +253,21 @@ func readmeInstallYAML(image string) string {
 	path := filepath.Join(workDir, "readme-install.yaml")
 	Expect(os.WriteFile(path, []byte(block), 0o644)).To(Succeed())
 	return path
+}
+
+// readmeYAML returns the README's YAML block that shows objects of both kinds.
+func readmeYAML(kind, otherKind string) string {
+	GinkgoHelper()
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	Expect(err).NotTo(HaveOccurred())
+	var block string
+	for _, match := range regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(string(readme), -1) {
+		if strings.Contains(match[1], "kind: "+kind+"\n") && strings.Contains(match[1], "kind: "+otherKind+"\n") {
+			block = match[1]
+		}
+	}
+	Expect(block).NotTo(BeEmpty(), "the README shows no %s and %s", kind, otherKind)
+	return block
 }
 
 // publishBundleCopy publishes the bundle of release from renamed as release to: the next

@@ -51,23 +51,7 @@ func installOLM(ctx context.Context) {
 	release := renderOLMRelease(ctx)
 
 	By("installing them, with the images rewritten to the local registry by test/e2e/olm")
-	dir := filepath.Join(workDir, "olm")
-	for _, name := range []string{"kustomization.yaml", "csv-images.yaml"} {
-		data, err := os.ReadFile(filepath.Join("olm", name))
-		Expect(err).NotTo(HaveOccurred())
-		Expect(os.WriteFile(filepath.Join(dir, name), data, 0o644)).To(Succeed())
-	}
-	rendered := run(ctx, workDir, tools.kustomize, "build", dir)
-	Expect(rendered).To(ContainSubstring("image: "+registryAddress+"/operator-framework/olm:"+olmVersion),
-		"the kustomization of test/e2e/olm must install OLM %s", olmVersion)
-	crds, rest := splitCRDs(rendered)
-	crdsFile, olmFile := filepath.Join(dir, "install-crds.yaml"), filepath.Join(dir, "install-olm.yaml")
-	Expect(os.WriteFile(crdsFile, []byte(crds), 0o644)).To(Succeed())
-	Expect(os.WriteFile(olmFile, []byte(rest), 0o644)).To(Succeed())
-
-	kubectl(ctx, "create", "-f", crdsFile)
-	kubectl(ctx, "wait", "--for=condition=Established", "--timeout=60s", "-f", crdsFile)
-	kubectl(ctx, "create", "-f", olmFile)
+	createKustomizedRelease(ctx, "olm", release, registryAddress+"/operator-framework/olm:"+olmVersion)
 	for _, deployment := range []string{"olm-operator", "catalog-operator"} {
 		Expect(cluster.WaitDeploymentAvailable(ctx, olmNamespace, deployment, installTimeout)).To(Succeed())
 	}
@@ -86,6 +70,30 @@ func installOLM(ctx context.Context) {
 	Expect(output).To(MatchRegexp(`(?m)^packageserver\s+olm\s+ClusterServiceVersion\s+Installed$`))
 	// The one resource of the release the suite leaves out: the catalog nothing here reaches.
 	Expect(output).To(MatchRegexp(`(?m)^operatorhubio-catalog\s+olm\s+CatalogSource\s+.*not found`))
+}
+
+// createKustomizedRelease renders the kustomization test/e2e/<kustomization>, copied into
+// dir beside the release's manifests there, and creates what it renders as OLM's install
+// scripts do: the CRDs first, once they are established the rest. The rendering must name
+// image: the release as built here.
+func createKustomizedRelease(ctx context.Context, kustomization, dir, image string) {
+	GinkgoHelper()
+	files, err := filepath.Glob(filepath.Join(kustomization, "*.yaml"))
+	Expect(err).NotTo(HaveOccurred())
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(filepath.Join(dir, filepath.Base(file)), data, 0o644)).To(Succeed())
+	}
+	rendered := run(ctx, workDir, tools.kustomize, "build", dir)
+	Expect(rendered).To(ContainSubstring("image: "+image), "the kustomization of test/e2e/%s must install %s", kustomization, image)
+	crds, rest := splitCRDs(rendered)
+	crdsFile, restFile := filepath.Join(dir, "install-crds.yaml"), filepath.Join(dir, "install-rest.yaml")
+	Expect(os.WriteFile(crdsFile, []byte(crds), 0o644)).To(Succeed())
+	Expect(os.WriteFile(restFile, []byte(rest), 0o644)).To(Succeed())
+	kubectl(ctx, "create", "-f", crdsFile)
+	kubectl(ctx, "wait", "--for=condition=Established", "--timeout=60s", "-f", crdsFile)
+	kubectl(ctx, "create", "-f", restFile)
 }
 
 // renderOLMRelease renders OLM's release manifests from the chart and values of its module,

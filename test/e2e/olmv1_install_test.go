@@ -45,10 +45,9 @@ var olmv1Certificates = map[string][]string{
 	"olmv1-cert":                        {"operator-controller-service.olmv1-system.svc", "operator-controller-service.olmv1-system.svc.cluster.local"},
 }
 
-// installOLMv1 installs OLM v1 from its release manifests, as adapted by test/e2e/olmv1: the
-// CRDs first, once they are established the rest; then the serving certificates its
-// cert-manager objects would have issued, and the CA of its mutating webhook; then waits
-// until catalogd and operator-controller are available.
+// installOLMv1 installs OLM v1 from its release manifests, as adapted by test/e2e/olmv1;
+// then the serving certificates its cert-manager objects would have issued, and the CA of its
+// mutating webhook; then waits until catalogd and operator-controller are available.
 func installOLMv1(ctx context.Context) {
 	GinkgoHelper()
 	By("installing OLM " + olmv1Version + " (operator-controller, catalogd) from its release manifests, adapted by test/e2e/olmv1")
@@ -58,20 +57,7 @@ func installOLMv1(ctx context.Context) {
 	release, err := os.ReadFile(filepath.Join(module, "manifests", "standard.yaml"))
 	Expect(err).NotTo(HaveOccurred())
 	Expect(os.WriteFile(filepath.Join(dir, "release.yaml"), release, 0o644)).To(Succeed())
-	kustomization, err := os.ReadFile(filepath.Join("olmv1", "kustomization.yaml"))
-	Expect(err).NotTo(HaveOccurred())
-	Expect(os.WriteFile(filepath.Join(dir, "kustomization.yaml"), kustomization, 0o644)).To(Succeed())
-	rendered := run(ctx, workDir, tools.kustomize, "build", dir)
-	Expect(rendered).To(ContainSubstring("image: "+registryAddress+"/operator-framework/operator-controller:"+olmv1Version),
-		"the kustomization of test/e2e/olmv1 must install OLM %s", olmv1Version)
-	crds, rest := splitCRDs(rendered)
-	crdsFile, olmFile := filepath.Join(dir, "install-crds.yaml"), filepath.Join(dir, "install-olmv1.yaml")
-	Expect(os.WriteFile(crdsFile, []byte(crds), 0o644)).To(Succeed())
-	Expect(os.WriteFile(olmFile, []byte(rest), 0o644)).To(Succeed())
-
-	kubectl(ctx, "create", "-f", crdsFile)
-	kubectl(ctx, "wait", "--for=condition=Established", "--timeout=60s", "-f", crdsFile)
-	kubectl(ctx, "create", "-f", olmFile)
+	createKustomizedRelease(ctx, "olmv1", dir, registryAddress+"/operator-framework/operator-controller:"+olmv1Version)
 
 	// Both programs pull images themselves, from the local registry: the CA bundle they
 	// are given (ca.crt, their only trust) holds the registry's CA besides the services'.

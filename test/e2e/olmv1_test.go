@@ -225,15 +225,7 @@ func olmv1Journey() {
 // version, and returns the file's path.
 func readmeOLMv1YAML(image, version string) string {
 	GinkgoHelper()
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	Expect(err).NotTo(HaveOccurred())
-	var block string
-	for _, match := range regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(string(readme), -1) {
-		if strings.Contains(match[1], "kind: ClusterCatalog") && strings.Contains(match[1], "kind: ClusterExtension") {
-			block = match[1]
-		}
-	}
-	Expect(block).NotTo(BeEmpty(), "the README shows no ClusterCatalog and ClusterExtension")
+	block := readmeYAML("ClusterCatalog", "ClusterExtension")
 	for _, replacement := range []struct{ pattern, value string }{
 		{`ref: <registry>/foo-operator-catalog:\S+`, "ref: " + image},
 		{`pollIntervalMinutes: \d+`, "pollIntervalMinutes: 1"},
