@@ -54,6 +54,9 @@ var _ = Describe("The metrics endpoint, reached from another pod through the Ser
 		// The operator's own series, which exist from its start (foo_operator_foos has
 		// series only while there are Foos).
 		Expect(output).To(ContainSubstring("foo_operator_happy_transitions_total"))
+		// The Go runtime holds the container's memory limit (256Mi) as its own soft limit,
+		// which config/manager passes it in GOMEMLIMIT.
+		Expect(output).To(ContainSubstring("go_gc_gomemlimit_bytes 2.68435456e+08"))
 
 		By("scraping with the token of a ServiceAccount that is not")
 		code, output = scrape(ctx, namespace, "stranger", stranger, true)
