@@ -99,7 +99,8 @@ func (impl *implementation) args(opts options) []string {
 }
 
 // start runs the implementation: as a process on this machine, or, with --in-cluster, ours
-// as the operator's pod on the cluster's node.
+// as the operator's pod on the cluster's node. Each branch checks its own error: a nil
+// *operatorPod or *process returned as a runner would be a runner that is not nil.
 func (impl *implementation) start(ctx context.Context, opts options, c *cluster, logPath string) (runner, error) {
 	if impl.name == ours && opts.inCluster {
 		p, err := startOperatorPod(ctx, c, c.operatorImage, impl.args(opts), logPath)
