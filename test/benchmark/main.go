@@ -28,8 +28,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -38,6 +40,8 @@ import (
 	"syscall"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/klog/v2"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
@@ -75,7 +79,7 @@ func main() {
 		opts                           options
 		pods, foos, implementations    string
 		managerBin, naiveBin, floorBin string
-		managerArgs                    string
+		managerArgs, managerDeployment string
 	)
 	flag.StringVar(&pods, "pods", "1000", "Comma-separated numbers of pods (P), one scenario each.")
 	flag.StringVar(&foos, "foos", "100", "Comma-separated numbers of Foos (F); every P is run with every F.")
@@ -90,7 +94,8 @@ func main() {
 	flag.Float64Var(&opts.friendShare, "friend-share", 0.5, "Share of the Foos that name an existing pod; the others name none.")
 	flag.StringVar(&implementations, "implementations", "ours,naive,floor", "Comma-separated implementations to run, in the order of their rounds.")
 	flag.StringVar(&managerBin, "manager", "bin/manager", "The operator's manager binary (ours).")
-	flag.StringVar(&managerArgs, "manager-args", "", "Extra flags for the manager, separated by spaces, such as --max-concurrent-reconciles=4.")
+	flag.StringVar(&managerArgs, "manager-args", "", "Extra flags for the manager, separated by spaces, such as --max-concurrent-reconciles=1; they come after (and so override) the Deployment's tuning flags.")
+	flag.StringVar(&managerDeployment, "manager-deployment", filepath.Join("config", "manager", "manager.yaml"), "The manager's Deployment, whose tuning flags (--max-concurrent-reconciles) ours is run with, as it is deployed.")
 	flag.StringVar(&naiveBin, "naive", "bin/bench-naive", "The naive design's binary, built from test/benchmark/naive.")
 	flag.StringVar(&floorBin, "floor", "bin/bench-floor", "The floor's binary, built from test/benchmark/floor.")
 	flag.StringVar(&opts.crdDir, "crd-dir", filepath.Join("config", "crd", "bases"), "The folder holding the Foo CRD.")
@@ -111,7 +116,12 @@ func main() {
 		os.Exit(2)
 	}
 	opts.events += opts.events % 2
-	opts.managerArgs = strings.Fields(managerArgs)
+	tuning, err := deployedTuning(managerDeployment)
+	if err != nil {
+		klog.ErrorS(err, "Invalid flags")
+		os.Exit(2)
+	}
+	opts.managerArgs = append(tuning, strings.Fields(managerArgs)...)
 	opts.binaries = map[string]string{ours: managerBin, naive: naiveBin, floor: floorBin}
 	for _, name := range strings.Split(implementations, ",") {
 		if _, known := opts.binaries[name]; !known {
@@ -184,4 +194,38 @@ func parseCounts(value string) ([]int, error) {
 		counts = append(counts, count)
 	}
 	return counts, nil
+}
+
+// deployedTuning returns the flags of the manager's container in the Deployment of path that
+// tune how it works (the number of workers), so that ours is measured as it is deployed.
+func deployedTuning(path string) ([]string, error) {
+	file, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = file.Close() }()
+	decoder := yaml.NewYAMLOrJSONDecoder(file, 4096)
+	for {
+		var deployment appsv1.Deployment
+		if err := decoder.Decode(&deployment); errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%s holds no Deployment with a container named manager", path)
+		} else if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", path, err)
+		}
+		if deployment.Kind != "Deployment" {
+			continue
+		}
+		for _, container := range deployment.Spec.Template.Spec.Containers {
+			if container.Name != "manager" {
+				continue
+			}
+			var tuning []string
+			for _, arg := range container.Args {
+				if strings.HasPrefix(arg, "--max-concurrent-reconciles=") {
+					tuning = append(tuning, arg)
+				}
+			}
+			return tuning, nil
+		}
+	}
 }
