@@ -67,6 +67,9 @@ type options struct {
 	burst           int
 	naiveMaxPods    int
 	foosPerPod      float64
+	// breakdown has ours and the floor log the moments of each event at V(2), from which
+	// the slowest events are broken down; without it they log at V(0), as deployed.
+	breakdown bool
 	// inCluster runs ours as the operator's pod on a real node, from the manager image
 	// foo-operator:bench in the OCI layout managerImages.
 	inCluster     bool
@@ -104,6 +107,7 @@ func main() {
 	flag.DurationVar(&opts.eventGap, "event-gap", 20*time.Millisecond, "How long to pause after each pod event's status change is seen, before the next event.")
 	flag.DurationVar(&opts.settle, "settle", time.Second, "How long an implementation must make no API request to count as idle.")
 	flag.DurationVar(&opts.roundSettle, "round-settle", 200*time.Millisecond, "How long every implementation must use no CPU before a round of events starts.")
+	flag.BoolVar(&opts.breakdown, "breakdown", true, "Have ours and the floor log the moments of each event at V(2), and break down the slowest events from their logs. That logging costs ours CPU it does not spend as deployed, at V(0): --breakdown=false measures CPU as deployed, with no breakdown.")
 	flag.DurationVar(&opts.profile, "cpu-profile", 0, "If set, save a CPU profile of this length of each implementation in turn, from the start of the pod events, to the run's folder in the results. Profiling costs CPU: leave it off for the figures.")
 	flag.Parse()
 
