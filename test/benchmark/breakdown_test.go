@@ -51,20 +51,20 @@ func TestBreakDownSplitsAnEventAtTheMomentsTheManagerLogs(t *testing.T) {
 		pod:    types.NamespacedName{Namespace: "bench-01", Name: "pod-00001"},
 		foo:    types.NamespacedName{Namespace: "bench-01", Name: "foo-00001"},
 		delete: true,
-		sent:   at(1000.001), seen: at(1000.009),
+		sent:   at(1000.001), answered: at(1000.0015), seen: at(1000.009),
 	}
 	breakdown, ok := breakDown(event, lines)
 	if !ok {
 		t.Fatalf("the event was not matched with the log's lines %+v", lines)
 	}
-	want := map[string]float64{stageDelivery: 1, stageQueue: 1, stageWrite: 4, stageSeen: 2}
+	want := map[string]float64{stagePodWrite: 0.5, stageDelivery: 0.5, stageQueue: 1, stageWrite: 4, stageSeen: 2}
 	for stage, millis := range want {
 		if got := breakdown.Stages[stage]; got < millis-0.01 || got > millis+0.01 {
-			t.Errorf("stage %q took %.3fms, want %.0fms (the write that counts is the one with happy=false)", stage, got, millis)
+			t.Errorf("stage %q took %.3fms, want %.1fms (the write that counts is the one with happy=false)", stage, got, millis)
 		}
 	}
-	if breakdown.LatencyMillis < 7.99 || breakdown.LatencyMillis > 8.01 {
-		t.Errorf("latency %.3fms, want 8ms", breakdown.LatencyMillis)
+	if breakdown.LatencyMillis < 7.49 || breakdown.LatencyMillis > 7.51 {
+		t.Errorf("latency %.3fms, want 7.5ms: from the pod write's answer, not from its sending", breakdown.LatencyMillis)
 	}
 
 	event.pod.Name = "pod-00002"
