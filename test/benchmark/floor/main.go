@@ -17,14 +17,17 @@ limitations under the License.
 // Command floor is the benchmark's lower bound, kept only as a reference and never shipped:
 // no controller, no cache, no queue. At start it corrects every Foo from one list of the
 // pods; then it watches pods and, on each pod created or deleted, patches the status of the
-// Foos that name it at once. Its latency is what this apiserver needs for one watch
-// delivery plus one status write.
+// Foos that name it at once, with the patch the manager sends (the whole status, its Happy
+// condition included, on the resourceVersion it last wrote). Its latency is what this
+// apiserver needs for one watch delivery plus one status write.
 //
-// The Foos do not change during a benchmark, so it reads them once at start.
+// The Foos do not change during a benchmark but for the floor's own writes, so it reads
+// them once at start and keeps each one's resourceVersion from its writes' answers.
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"net"
@@ -120,16 +123,17 @@ func run(ctx context.Context, metricsAddr, probeAddr, pprofAddr, group string) e
 	if err := foos.List(ctx, &list); err != nil {
 		return fmt.Errorf("listing Foos: %w", err)
 	}
-	naming := map[types.NamespacedName][]string{}
-	for _, foo := range list.Items {
+	naming := map[types.NamespacedName][]*tutorialv1.Foo{}
+	for i := range list.Items {
+		foo := &list.Items[i]
 		pod := types.NamespacedName{Namespace: foo.Namespace, Name: foo.Spec.Name}
-		naming[pod] = append(naming[pod], foo.Name)
+		naming[pod] = append(naming[pod], foo)
 	}
 
 	// Correct every Foo once, from one paginated metadata-only list of the pods (pages of
 	// 500, as informers list), then watch from that list's resourceVersion.
 	podResource := corev1.SchemeGroupVersion.WithResource("pods")
-	existing := map[types.NamespacedName]bool{}
+	existing := map[types.NamespacedName]types.UID{}
 	var resourceVersion, continueToken string
 	for {
 		page, err := pods.Resource(podResource).List(ctx, metav1.ListOptions{Limit: 500, Continue: continueToken})
@@ -141,7 +145,7 @@ func run(ctx context.Context, metricsAddr, probeAddr, pprofAddr, group string) e
 		}
 		for _, pod := range page.Items {
 			if pod.DeletionTimestamp == nil {
-				existing[types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}] = true
+				existing[types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}] = pod.UID
 			}
 		}
 		if continueToken = page.Continue; continueToken == "" {
@@ -152,12 +156,15 @@ func run(ctx context.Context, metricsAddr, probeAddr, pprofAddr, group string) e
 	log.Info("Listed pods and Foos", "pods", len(existing), "foos", len(list.Items))
 	for i := range list.Items {
 		foo := &list.Items[i]
-		happy := existing[types.NamespacedName{Namespace: foo.Namespace, Name: foo.Spec.Name}]
+		uid, happy := existing[types.NamespacedName{Namespace: foo.Namespace, Name: foo.Spec.Name}]
 		if foo.Status.Happy == happy {
 			continue
 		}
-		patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"status":{"happy":%t}}`, happy))
-		if err := foos.Status().Patch(ctx, foo, patch); err != nil {
+		reason := tutorialv1.FriendNotFoundReason
+		if happy {
+			reason = tutorialv1.FriendFoundReason
+		}
+		if err := patchStatus(ctx, foos, foo, reason, uid); err != nil {
 			return fmt.Errorf("correcting the status of Foo %s/%s: %w", foo.Namespace, foo.Name, err)
 		}
 	}
@@ -178,18 +185,18 @@ func run(ctx context.Context, metricsAddr, probeAddr, pprofAddr, group string) e
 			}
 			resourceVersion = pod.ResourceVersion
 			key := types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}
-			var happy bool
+			var reason string
 			switch {
 			case event.Type == watch.Added:
-				happy = true
+				reason = tutorialv1.FriendFoundReason
 			case event.Type == watch.Deleted && terminating[key]:
 				delete(terminating, key)
 				continue
 			case event.Type == watch.Deleted:
-				happy = false
+				reason = tutorialv1.FriendNotFoundReason
 			case event.Type == watch.Modified && pod.DeletionTimestamp != nil && !terminating[key]:
 				terminating[key] = true
-				happy = false
+				reason = tutorialv1.FriendTerminatingReason
 			default:
 				continue
 			}
@@ -198,14 +205,12 @@ func run(ctx context.Context, metricsAddr, probeAddr, pprofAddr, group string) e
 			}
 			// At V(2), the same moments as the manager logs, for the benchmark's breakdown.
 			log.V(2).Info("Pod event for Foos", "pod", klog.KObj(pod), "foos", len(naming[key]))
-			patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"status":{"happy":%t}}`, happy))
-			for _, name := range naming[key] {
-				foo := &tutorialv1.Foo{ObjectMeta: metav1.ObjectMeta{Namespace: pod.Namespace, Name: name}}
-				if err := foos.Status().Patch(ctx, foo, patch); err != nil {
+			for _, foo := range naming[key] {
+				if err := patchStatus(ctx, foos, foo, reason, pod.UID); err != nil {
 					log.Error(err, "Failed to patch the status", "foo", klog.KObj(foo))
 					continue
 				}
-				log.V(2).Info("Patched status", "foo", klog.KObj(foo), "happy", happy)
+				log.V(2).Info("Patched status", "foo", klog.KObj(foo), "happy", foo.Status.Happy)
 			}
 		}
 		watcher.Stop()
@@ -226,4 +231,33 @@ func serve(ctx context.Context, address string, handler http.Handler) error {
 		_ = server.Close()
 	}()
 	return nil
+}
+
+// patchStatus writes the status the manager would write for reason, in the same JSON merge
+// patch: every field of the status, the Happy condition whole, null for the friend when
+// there is none, and the resourceVersion of the floor's last write as a precondition. On
+// success foo holds the apiserver's answer, and so the next write's resourceVersion.
+func patchStatus(ctx context.Context, foos client.Client, foo *tutorialv1.Foo, reason string, friend types.UID) error {
+	happy := reason == tutorialv1.FriendFoundReason
+	condition := metav1.Condition{
+		Type: tutorialv1.HappyCondition, Status: metav1.ConditionFalse, Reason: reason,
+		ObservedGeneration: foo.Generation, LastTransitionTime: metav1.Now().Rfc3339Copy(),
+		Message: fmt.Sprintf("Pod %q in namespace %q: %s", foo.Spec.Name, foo.Namespace, reason),
+	}
+	var friendRef *tutorialv1.FriendReference
+	if happy {
+		condition.Status = metav1.ConditionTrue
+		friendRef = &tutorialv1.FriendReference{Name: foo.Spec.Name, UID: friend}
+	}
+	patch, err := json.Marshal(map[string]any{
+		"metadata": map[string]any{"resourceVersion": foo.ResourceVersion},
+		"status": map[string]any{
+			"happy": happy, "friend": friendRef, "observedGeneration": foo.Generation,
+			"conditions": []metav1.Condition{condition},
+		},
+	})
+	if err != nil {
+		return err
+	}
+	return foos.Status().Patch(ctx, foo, client.RawPatch(types.MergePatchType, patch))
 }
