@@ -34,11 +34,11 @@ func BenchmarkDesiredStatus(b *testing.B) {
 	}
 	jack := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "jack", UID: "uid-jack"}}
 	now := metav1.Now().Rfc3339Copy()
-	foo.Status = desiredStatus(foo, jack, now)
+	foo.Status = DesiredStatus(foo, jack, now)
 
 	b.ReportAllocs()
 	for b.Loop() {
-		desiredStatus(foo, jack, now)
+		DesiredStatus(foo, jack, now)
 	}
 }
 
@@ -48,12 +48,12 @@ func BenchmarkStatusMergePatch(b *testing.B) {
 		Spec:       tutorialv1.FooSpec{Name: "jack"},
 	}
 	jack := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "jack", UID: "uid-jack"}}
-	happy := desiredStatus(foo, jack, metav1.Now().Rfc3339Copy())
-	unhappy := desiredStatus(foo, nil, metav1.Now().Rfc3339Copy())
+	happy := DesiredStatus(foo, jack, metav1.Now().Rfc3339Copy())
+	unhappy := DesiredStatus(foo, nil, metav1.Now().Rfc3339Copy())
 
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := statusMergePatch("42", happy, unhappy); err != nil {
+		if _, err := StatusMergePatch("42", happy, unhappy); err != nil {
 			b.Fatal(err)
 		}
 	}

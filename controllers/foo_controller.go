@@ -98,7 +98,7 @@ func (r *FooReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		return ctrl.Result{}, err
 	}
 
-	desired := desiredStatus(&foo, friend, metav1.Now().Rfc3339Copy())
+	desired := DesiredStatus(&foo, friend, metav1.Now().Rfc3339Copy())
 	if equality.Semantic.DeepEqual(foo.Status, desired) {
 		return ctrl.Result{}, nil
 	}
@@ -151,7 +151,7 @@ func (r *FooReconciler) findFriend(ctx context.Context, namespace, name string) 
 // patchStatus replaces the Foo's status with status. The patch applies only to the version of
 // the Foo it was computed from: a status (and an Event) decided on a stale copy is never written.
 func (r *FooReconciler) patchStatus(ctx context.Context, foo *tutorialv1.Foo, status tutorialv1.FooStatus) error {
-	patch, err := statusMergePatch(foo.ResourceVersion, foo.Status, status)
+	patch, err := StatusMergePatch(foo.ResourceVersion, foo.Status, status)
 	if err != nil {
 		return fmt.Errorf("encoding status patch: %w", err)
 	}
@@ -161,12 +161,12 @@ func (r *FooReconciler) patchStatus(ctx context.Context, foo *tutorialv1.Foo, st
 	return nil
 }
 
-// statusMergePatch builds a JSON merge patch that turns status before into status after on
+// StatusMergePatch builds a JSON merge patch that turns status before into status after on
 // the object at resourceVersion. It sends every field of after, rather than a diff, so that
 // fields holding their zero value (happy: false) are written even where the stored object
 // lacks them, and it sets to null every field of before that after omits, which is how a
 // merge patch removes a field.
-func statusMergePatch(resourceVersion string, before, after tutorialv1.FooStatus) ([]byte, error) {
+func StatusMergePatch(resourceVersion string, before, after tutorialv1.FooStatus) ([]byte, error) {
 	status, err := jsonFields(after)
 	if err != nil {
 		return nil, err

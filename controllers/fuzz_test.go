@@ -84,10 +84,10 @@ func FuzzFooStatus(f *testing.F) {
 		}
 		wantHappy := podExists && !podTerminating
 
-		status := desiredStatus(foo, pod, now)
+		status := DesiredStatus(foo, pod, now)
 
 		if !equality.Semantic.DeepEqual(foo, original) {
-			t.Fatalf("desiredStatus modified the Foo")
+			t.Fatalf("DesiredStatus modified the Foo")
 		}
 		if status.Happy != wantHappy {
 			t.Fatalf("happy = %v for pod exists=%v terminating=%v", status.Happy, podExists, podTerminating)
@@ -125,7 +125,7 @@ func FuzzFooStatus(f *testing.F) {
 
 		settled := foo.DeepCopy()
 		settled.Status = status
-		if again := desiredStatus(settled, pod, later); !equality.Semantic.DeepEqual(again, status) {
+		if again := DesiredStatus(settled, pod, later); !equality.Semantic.DeepEqual(again, status) {
 			t.Fatalf("status is not stable: %+v, then %+v", status, again)
 		}
 

@@ -46,11 +46,11 @@ func observeFriend(pod *metav1.PartialObjectMetadata) friendState {
 	}
 }
 
-// desiredStatus computes the status a Foo should have, given the metadata of the pod named
+// DesiredStatus computes the status a Foo should have, given the metadata of the pod named
 // by its spec.name (nil if there is none). It is recomputed from the world every time; the
 // existing conditions are consulted only so that lastTransitionTime stays put while the
 // Happy condition does not change.
-func desiredStatus(foo *tutorialv1.Foo, pod *metav1.PartialObjectMetadata, now metav1.Time) tutorialv1.FooStatus {
+func DesiredStatus(foo *tutorialv1.Foo, pod *metav1.PartialObjectMetadata, now metav1.Time) tutorialv1.FooStatus {
 	friend := observeFriend(pod)
 	happy := friend == friendPresent
 	condition := metav1.Condition{

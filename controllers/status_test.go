@@ -120,7 +120,7 @@ func TestDesiredStatus(t *testing.T) {
 			}
 			original := foo.DeepCopy()
 
-			got := desiredStatus(foo, tt.friend, now)
+			got := DesiredStatus(foo, tt.friend, now)
 
 			g.Expect(got.Happy).To(Equal(tt.wantHappy))
 			g.Expect(got.ObservedGeneration).To(Equal(int64(3)))
@@ -137,7 +137,7 @@ func TestDesiredStatus(t *testing.T) {
 			} else {
 				g.Expect(got.Friend).To(BeNil(), "an unhappy Foo names no friend")
 			}
-			g.Expect(foo).To(Equal(original), "desiredStatus must not modify the Foo")
+			g.Expect(foo).To(Equal(original), "DesiredStatus must not modify the Foo")
 		})
 	}
 }
@@ -148,10 +148,10 @@ func TestDesiredStatusIsStable(t *testing.T) {
 		Spec:       tutorialv1.FooSpec{Name: "jack"},
 	}
 	jack := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "jack", UID: "uid-jack"}}
-	foo.Status = desiredStatus(foo, jack, metav1.Now().Rfc3339Copy())
+	foo.Status = DesiredStatus(foo, jack, metav1.Now().Rfc3339Copy())
 
 	later := metav1.NewTime(foo.Status.Conditions[0].LastTransitionTime.Add(time.Minute))
-	NewWithT(t).Expect(desiredStatus(foo, jack, later)).To(Equal(foo.Status),
+	NewWithT(t).Expect(DesiredStatus(foo, jack, later)).To(Equal(foo.Status),
 		"an unchanged world must give an unchanged status, or every reconcile would write")
 }
 
@@ -186,7 +186,7 @@ func TestStatusMergePatch(t *testing.T) {
 	before := tutorialv1.FooStatus{Happy: true, ObservedGeneration: 1, Friend: &tutorialv1.FriendReference{Name: "jack", UID: "uid-jack"}}
 	after := tutorialv1.FooStatus{Happy: false, ObservedGeneration: 2}
 
-	patch, err := statusMergePatch("42", before, after)
+	patch, err := StatusMergePatch("42", before, after)
 
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(patch).To(MatchJSON(`{

@@ -17,9 +17,10 @@ limitations under the License.
 // Command floor is the benchmark's lower bound, kept only as a reference and never shipped:
 // no controller, no cache, no queue. At start it corrects every Foo from one list of the
 // pods; then it watches pods and, on each pod created or deleted, patches the status of the
-// Foos that name it at once, with the patch the manager sends (the whole status, its Happy
-// condition included, on the resourceVersion it last wrote). Its latency is what this
-// apiserver needs for one watch delivery plus one status write.
+// Foos that name it at once, with the patch the manager sends, computed by the manager's own
+// functions (the whole status, its Happy condition included, on the resourceVersion it last
+// wrote). Its latency is what this apiserver needs for one watch delivery plus one status
+// write.
 //
 // The Foos do not change during a benchmark but for the floor's own writes, so it reads
 // them once at start and keeps each one's resourceVersion from its writes' answers.
@@ -27,7 +28,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"net"
@@ -51,6 +51,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
+	"github.com/example/foo-operator/controllers"
 	"github.com/example/foo-operator/test/benchmark/fooapi"
 )
 
@@ -156,15 +157,15 @@ func run(ctx context.Context, metricsAddr, probeAddr, pprofAddr, group string) e
 	log.Info("Listed pods and Foos", "pods", len(existing), "foos", len(list.Items))
 	for i := range list.Items {
 		foo := &list.Items[i]
-		uid, happy := existing[types.NamespacedName{Namespace: foo.Namespace, Name: foo.Spec.Name}]
-		if foo.Status.Happy == happy {
+		uid, exists := existing[types.NamespacedName{Namespace: foo.Namespace, Name: foo.Spec.Name}]
+		if foo.Status.Happy == exists {
 			continue
 		}
-		reason := tutorialv1.FriendNotFoundReason
-		if happy {
-			reason = tutorialv1.FriendFoundReason
+		var friend *metav1.PartialObjectMetadata
+		if exists {
+			friend = &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: foo.Namespace, Name: foo.Spec.Name, UID: uid}}
 		}
-		if err := patchStatus(ctx, foos, foo, reason, uid); err != nil {
+		if err := patchStatus(ctx, foos, foo, friend); err != nil {
 			return fmt.Errorf("correcting the status of Foo %s/%s: %w", foo.Namespace, foo.Name, err)
 		}
 	}
@@ -185,18 +186,18 @@ func run(ctx context.Context, metricsAddr, probeAddr, pprofAddr, group string) e
 			}
 			resourceVersion = pod.ResourceVersion
 			key := types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}
-			var reason string
+			// The friend as the manager would see it: the pod, marked for deletion or not, or
+			// nil once it is gone.
+			friend := pod
 			switch {
 			case event.Type == watch.Added:
-				reason = tutorialv1.FriendFoundReason
 			case event.Type == watch.Deleted && terminating[key]:
 				delete(terminating, key)
 				continue
 			case event.Type == watch.Deleted:
-				reason = tutorialv1.FriendNotFoundReason
+				friend = nil
 			case event.Type == watch.Modified && pod.DeletionTimestamp != nil && !terminating[key]:
 				terminating[key] = true
-				reason = tutorialv1.FriendTerminatingReason
 			default:
 				continue
 			}
@@ -206,7 +207,7 @@ func run(ctx context.Context, metricsAddr, probeAddr, pprofAddr, group string) e
 			// At V(2), the same moments as the manager logs, for the benchmark's breakdown.
 			log.V(2).Info("Pod event for Foos", "pod", klog.KObj(pod), "foos", len(naming[key]))
 			for _, foo := range naming[key] {
-				if err := patchStatus(ctx, foos, foo, reason, pod.UID); err != nil {
+				if err := patchStatus(ctx, foos, foo, friend); err != nil {
 					log.Error(err, "Failed to patch the status", "foo", klog.KObj(foo))
 					continue
 				}
@@ -233,29 +234,13 @@ func serve(ctx context.Context, address string, handler http.Handler) error {
 	return nil
 }
 
-// patchStatus writes the status the manager would write for reason, in the same JSON merge
-// patch: every field of the status, the Happy condition whole, null for the friend when
-// there is none, and the resourceVersion of the floor's last write as a precondition. On
-// success foo holds the apiserver's answer, and so the next write's resourceVersion.
-func patchStatus(ctx context.Context, foos client.Client, foo *tutorialv1.Foo, reason string, friend types.UID) error {
-	happy := reason == tutorialv1.FriendFoundReason
-	condition := metav1.Condition{
-		Type: tutorialv1.HappyCondition, Status: metav1.ConditionFalse, Reason: reason,
-		ObservedGeneration: foo.Generation, LastTransitionTime: metav1.Now().Rfc3339Copy(),
-		Message: fmt.Sprintf("Pod %q in namespace %q: %s", foo.Spec.Name, foo.Namespace, reason),
-	}
-	var friendRef *tutorialv1.FriendReference
-	if happy {
-		condition.Status = metav1.ConditionTrue
-		friendRef = &tutorialv1.FriendReference{Name: foo.Spec.Name, UID: friend}
-	}
-	patch, err := json.Marshal(map[string]any{
-		"metadata": map[string]any{"resourceVersion": foo.ResourceVersion},
-		"status": map[string]any{
-			"happy": happy, "friend": friendRef, "observedGeneration": foo.Generation,
-			"conditions": []metav1.Condition{condition},
-		},
-	})
+// patchStatus writes the status the manager would write given the friend pod (nil if there
+// is none), in the manager's JSON merge patch, on the resourceVersion of the floor's last
+// write. On success foo holds the apiserver's answer, and so the next write's
+// resourceVersion and the previous status.
+func patchStatus(ctx context.Context, foos client.Client, foo *tutorialv1.Foo, friend *metav1.PartialObjectMetadata) error {
+	status := controllers.DesiredStatus(foo, friend, metav1.Now().Rfc3339Copy())
+	patch, err := controllers.StatusMergePatch(foo.ResourceVersion, foo.Status, status)
 	if err != nil {
 		return err
 	}
