@@ -9,13 +9,13 @@ COPY go.mod go.mod
 COPY go.sum go.sum
 RUN go mod download
 
-COPY main.go main.go
+COPY cmd/main.go cmd/main.go
 COPY api/ api/
-COPY controllers/ controllers/
+COPY internal/ internal/
 
 # GOARCH has no default, so that the image is built for the platform of the build
 # (docker buildx sets TARGETARCH for each platform it builds).
-RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} go build -o manager main.go
+RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} go build -o manager cmd/main.go
 
 # distroless keeps the image to the binary and CA certificates: no shell, no package manager.
 FROM gcr.io/distroless/static:nonroot

@@ -49,7 +49,7 @@ help: ## Show this help.
 ##@ Development
 
 .PHONY: manifests
-manifests: controller-gen ## Generate the CRD and the RBAC role from the markers in api/ and controllers/.
+manifests: controller-gen ## Generate the CRD and the RBAC role from the markers in api/ and internal/controller/.
 	$(CONTROLLER_GEN) rbac:roleName=manager-role crd paths="./..." output:crd:artifacts:config=config/crd/bases
 
 .PHONY: generate
@@ -229,11 +229,11 @@ demo-kubectl:
 
 .PHONY: build
 build: manifests generate fmt vet ## Build the manager binary into bin/.
-	CGO_ENABLED=0 go build -o $(LOCALBIN)/manager main.go
+	CGO_ENABLED=0 go build -o $(LOCALBIN)/manager cmd/main.go
 
 .PHONY: run
 run: manifests generate fmt vet ## Run the manager on this machine against the cluster of the current kubeconfig.
-	go run ./main.go --metrics-bind-address=0
+	go run ./cmd/main.go --metrics-bind-address=0
 
 # An earlier release (one with a folder under releases/) is built from its own sources: the
 # commit named in releases/VERSION/source-commit, extracted from git into RELEASE_DIR, and the

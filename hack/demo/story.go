@@ -36,7 +36,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
-	"github.com/example/foo-operator/controllers"
+	"github.com/example/foo-operator/internal/controller"
 )
 
 // waitTimeout bounds every wait for the operator to react; it reacts in well under a second.
@@ -197,7 +197,7 @@ func awaitEvents(ctx context.Context, reader client.Reader, want map[string][]st
 		}
 		fresh = fresh[:0]
 		for _, event := range events.Items {
-			if event.Source.Component == controllers.ControllerName && !shown.Has(string(event.UID)) {
+			if event.Source.Component == controller.ControllerName && !shown.Has(string(event.UID)) {
 				fresh = append(fresh, event)
 			}
 		}
@@ -224,7 +224,7 @@ func printEvents(w io.Writer, events []corev1.Event) {
 	if len(events) == 0 {
 		return
 	}
-	_, _ = fmt.Fprintf(w, "Events from %s:\n", controllers.ControllerName)
+	_, _ = fmt.Fprintf(w, "Events from %s:\n", controller.ControllerName)
 	table := tabwriter.NewWriter(w, 0, 0, 3, ' ', 0)
 	_, _ = fmt.Fprintln(table, "  OBJECT\tTYPE\tREASON\tMESSAGE")
 	for _, event := range events {

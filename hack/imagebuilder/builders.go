@@ -100,12 +100,22 @@ func phase(what string, start time.Time) {
 	fmt.Printf("==> %s in %.1fs\n", what, time.Since(start).Seconds())
 }
 
-// buildManager builds the manager as Dockerfile does (a static binary of main.go, run as
+// managerMain is the manager's main package in the source tree at context: cmd/main.go, as
+// kubebuilder's go/v4 layout has it, or main.go at the top, where the sources of releases up
+// to 0.2.0 keep it (their images are built from their own commits).
+func managerMain(context string) string {
+	if _, err := os.Stat(filepath.Join(context, "cmd", "main.go")); err == nil {
+		return "./cmd"
+	}
+	return "main.go"
+}
+
+// buildManager builds the manager as Dockerfile does (a static binary of cmd/main.go, run as
 // nonroot from /manager on distroless/static), for each platform, into one index.
 func buildManager(args []string) error {
 	var common commonFlags
 	flags := newFlagSet("manager", &common)
-	context := flags.String("context", ".", "The source tree of the operator: the folder holding go.mod and main.go.")
+	context := flags.String("context", ".", "The source tree of the operator: the folder holding go.mod and cmd/main.go.")
 	platforms := flags.String("platforms", "linux/amd64,linux/arm64", "The platforms to build for, comma-separated.")
 	_ = flags.Parse(args)
 	if err := common.check(); err != nil {
@@ -127,7 +137,7 @@ func buildManager(args []string) error {
 		binary := filepath.Join(binDir, "manager-"+platform.OS+"-"+platform.Architecture)
 		// The build command of Dockerfile, with the platform Go cross-compiles for. For this
 		// machine's platform it shares the build cache with `make build`.
-		if err := goBuildStatic(*context, "main.go", binary, platform); err != nil {
+		if err := goBuildStatic(*context, managerMain(*context), binary, platform); err != nil {
 			return fmt.Errorf("building the manager for %s in %s: %w", value, *context, err)
 		}
 		data, err := os.ReadFile(binary)

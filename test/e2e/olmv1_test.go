@@ -41,7 +41,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
-	"github.com/example/foo-operator/controllers"
+	"github.com/example/foo-operator/internal/controller"
 )
 
 // OLM v1's kinds, read as unstructured objects: the suite applies them as YAML, as users do.
@@ -147,12 +147,12 @@ func olmv1Journey() {
 					continue
 				}
 				seen = append(seen, event.Type+" "+event.Reason)
-				if event.Type == corev1.EventTypeWarning && event.Reason == controllers.UpgradeHoldUnavailableReason {
+				if event.Type == corev1.EventTypeWarning && event.Reason == controller.UpgradeHoldUnavailableReason {
 					AddReportEntry("What a Foo that asks to hold upgrades is told under OLM v1", event.Message)
 					return
 				}
 			}
-			g.Expect(seen).To(ContainElement("Warning "+controllers.UpgradeHoldUnavailableReason), "the Events of foo-02")
+			g.Expect(seen).To(ContainElement("Warning "+controller.UpgradeHoldUnavailableReason), "the Events of foo-02")
 		}).WithContext(ctx).WithTimeout(operatorStepTimeout).Should(Succeed())
 		patchHold(ctx, storyNamespace, "foo-02", "")
 

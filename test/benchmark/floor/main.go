@@ -51,7 +51,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
-	"github.com/example/foo-operator/controllers"
+	"github.com/example/foo-operator/internal/status"
 	"github.com/example/foo-operator/test/benchmark/fooapi"
 )
 
@@ -239,8 +239,8 @@ func serve(ctx context.Context, address string, handler http.Handler) error {
 // write. On success foo holds the apiserver's answer, and so the next write's
 // resourceVersion and the previous status.
 func patchStatus(ctx context.Context, foos client.Client, foo *tutorialv1.Foo, friend *metav1.PartialObjectMetadata) error {
-	status := controllers.DesiredStatus(foo, friend, metav1.Now().Rfc3339Copy())
-	patch, err := controllers.StatusMergePatch(foo.ResourceVersion, foo.Status, status)
+	desired := status.Desired(foo, friend, metav1.Now().Rfc3339Copy())
+	patch, err := status.MergePatch(foo.ResourceVersion, foo.Status, desired)
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package controller
 
 import (
 	"context"
@@ -31,7 +31,6 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -70,7 +69,7 @@ var _ = BeforeSuite(func() {
 	cluster, err = localcluster.Start(ctx, localcluster.Options{
 		Dir:      filepath.Join(GinkgoT().TempDir(), "cluster"),
 		Assets:   localcluster.AssetsFromEnv(),
-		CRDPaths: []string{filepath.Join("..", "config", "crd", "bases")},
+		CRDPaths: []string{filepath.Join("..", "..", "config", "crd", "bases")},
 		// OLM's OperatorCondition, where the operator publishes whether it may be upgraded.
 		CRDs: []*apiextensionsv1.CustomResourceDefinition{olmcrds.OperatorCondition()},
 	})
@@ -93,11 +92,9 @@ var _ = BeforeSuite(func() {
 	})
 	Expect(err).NotTo(HaveOccurred())
 	managerClient = mgr.GetClient()
-	reconciler := &FooReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorderFor(ControllerName)} //nolint:staticcheck // see FooReconciler.Recorder
-	Expect(reconciler.SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: 2})).To(Succeed())
-
-	upgradeHold := &UpgradeHoldReconciler{Reader: mgr.GetClient(), Upgradeable: createOperatorCondition()}
-	Expect(upgradeHold.SetupWithManager(ctx, mgr)).To(Succeed())
+	// Wired as the manager's command wires it under OLM v0, which names an OperatorCondition;
+	// two workers, so that reconciles of different Foos overlap as they do when deployed.
+	Expect(Setup(ctx, mgr, Options{MaxConcurrentReconciles: 2, Upgradeable: createOperatorCondition()})).To(Succeed())
 
 	go func() {
 		defer GinkgoRecover()

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package controller
 
 import (
 	"fmt"
@@ -28,6 +28,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
+	"github.com/example/foo-operator/internal/status"
 )
 
 // conditionReasonPattern is the pattern the CRD enforces on a condition's reason: a reason
@@ -39,7 +40,7 @@ var conditionReasonPattern = regexp.MustCompile(`^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-
 // is stable (recomputing it from itself changes nothing, so an unchanged world is never
 // written again), and an Event is due exactly when the Happy condition flips.
 //
-// `go test` runs the seeds below; `go test -fuzz=FuzzFooStatus ./controllers` explores further.
+// `go test` runs the seeds below; `go test -fuzz=FuzzFooStatus ./internal/controller` explores further.
 func FuzzFooStatus(f *testing.F) {
 	f.Add("ns", "foo", "jack", int64(1), true, false, false, "", false, int64(0))
 	f.Add("ns", "foo", "jack", int64(3), true, true, true, tutorialv1.FriendFoundReason, true, int64(1))
@@ -84,24 +85,24 @@ func FuzzFooStatus(f *testing.F) {
 		}
 		wantHappy := podExists && !podTerminating
 
-		status := DesiredStatus(foo, pod, now)
+		desired := status.Desired(foo, pod, now)
 
 		if !equality.Semantic.DeepEqual(foo, original) {
-			t.Fatalf("DesiredStatus modified the Foo")
+			t.Fatalf("status.Desired modified the Foo")
 		}
-		if status.Happy != wantHappy {
-			t.Fatalf("happy = %v for pod exists=%v terminating=%v", status.Happy, podExists, podTerminating)
+		if desired.Happy != wantHappy {
+			t.Fatalf("happy = %v for pod exists=%v terminating=%v", desired.Happy, podExists, podTerminating)
 		}
-		if status.ObservedGeneration != generation {
-			t.Fatalf("observedGeneration = %d, want the Foo's generation %d", status.ObservedGeneration, generation)
+		if desired.ObservedGeneration != generation {
+			t.Fatalf("observedGeneration = %d, want the Foo's generation %d", desired.ObservedGeneration, generation)
 		}
-		if wantHappy != (status.Friend != nil) || wantHappy && (status.Friend.Name != pod.Name || status.Friend.UID != pod.UID) {
-			t.Fatalf("friend = %+v, want the pod's name and UID exactly while happy", status.Friend)
+		if wantHappy != (desired.Friend != nil) || wantHappy && (desired.Friend.Name != pod.Name || desired.Friend.UID != pod.UID) {
+			t.Fatalf("friend = %+v, want the pod's name and UID exactly while happy", desired.Friend)
 		}
-		if len(status.Conditions) != 1 {
-			t.Fatalf("want only the Happy condition, got %+v", status.Conditions)
+		if len(desired.Conditions) != 1 {
+			t.Fatalf("want only the Happy condition, got %+v", desired.Conditions)
 		}
-		happy := status.Conditions[0]
+		happy := desired.Conditions[0]
 		if happy.Type != tutorialv1.HappyCondition || happy.Status != conditionStatus(wantHappy) ||
 			happy.ObservedGeneration != generation {
 			t.Fatalf("Happy condition %+v does not match happy=%v at generation %d", happy, wantHappy, generation)
@@ -124,16 +125,16 @@ func FuzzFooStatus(f *testing.F) {
 		}
 
 		settled := foo.DeepCopy()
-		settled.Status = status
-		if again := DesiredStatus(settled, pod, later); !equality.Semantic.DeepEqual(again, status) {
-			t.Fatalf("status is not stable: %+v, then %+v", status, again)
+		settled.Status = desired
+		if again := status.Desired(settled, pod, later); !equality.Semantic.DeepEqual(again, desired) {
+			t.Fatalf("status is not stable: %+v, then %+v", desired, again)
 		}
 
 		flipped := meta.IsStatusConditionTrue(foo.Status.Conditions, tutorialv1.HappyCondition) != wantHappy
-		if got := happyTransition(foo.Status, status); got != flipped {
-			t.Fatalf("happyTransition = %v, want %v", got, flipped)
+		if got := status.HappyTransition(foo.Status, desired); got != flipped {
+			t.Fatalf("status.HappyTransition = %v, want %v", got, flipped)
 		}
-		if happyTransition(status, status) {
+		if status.HappyTransition(desired, desired) {
 			t.Fatalf("an unchanged status is reported as a transition")
 		}
 	})

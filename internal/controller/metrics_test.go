@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package controller
 
 import (
 	"os"
@@ -113,7 +113,7 @@ var _ = Describe("Metrics", func() {
 	})
 
 	It("link every alert to its runbook", func() {
-		runbook, err := os.ReadFile(filepath.Join("..", "docs", "metrics.md"))
+		runbook, err := os.ReadFile(filepath.Join("..", "..", "docs", "metrics.md"))
 		Expect(err).NotTo(HaveOccurred())
 		for _, rule := range readAlertingRules() {
 			url := rule.Annotations["runbook_url"]
@@ -164,7 +164,7 @@ type alertingRule struct {
 
 // readAlertingRules reads the alerts of the PrometheusRule in config/prometheus.
 func readAlertingRules() []alertingRule {
-	content, err := os.ReadFile(filepath.Join("..", "config", "prometheus", "alerts.yaml"))
+	content, err := os.ReadFile(filepath.Join("..", "..", "config", "prometheus", "alerts.yaml"))
 	ExpectWithOffset(1, err).NotTo(HaveOccurred())
 	var prometheusRule struct {
 		Kind string `json:"kind"`

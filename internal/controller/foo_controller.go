@@ -14,13 +14,12 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package controllers holds the Foo controller: it keeps each Foo's status in step with
+// Package controller holds the Foo controller: it keeps each Foo's status in step with
 // the pods that exist in its namespace.
-package controllers
+package controller
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sync"
 
@@ -42,6 +41,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
+	"github.com/example/foo-operator/internal/status"
 )
 
 // ControllerName names the controller in logs, metrics and the Events it emits.
@@ -98,7 +98,7 @@ func (r *FooReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		return ctrl.Result{}, err
 	}
 
-	desired := DesiredStatus(&foo, friend, metav1.Now().Rfc3339Copy())
+	desired := status.Desired(&foo, friend, metav1.Now().Rfc3339Copy())
 	if equality.Semantic.DeepEqual(foo.Status, desired) {
 		return ctrl.Result{}, nil
 	}
@@ -120,7 +120,7 @@ func (r *FooReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	}
 	log.V(1).Info("Updated status", "friend", foo.Spec.Name, "happy", desired.Happy)
 
-	if happyTransition(before, desired) {
+	if status.HappyTransition(before, desired) {
 		r.announceTransition(&foo, desired)
 	}
 	return ctrl.Result{}, nil
@@ -128,10 +128,10 @@ func (r *FooReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 
 // announceTransition tells that a Foo changed its mood, to users with an Event on the Foo
 // and to monitoring with foo_operator_happy_transitions_total.
-func (r *FooReconciler) announceTransition(foo *tutorialv1.Foo, status tutorialv1.FooStatus) {
-	condition := meta.FindStatusCondition(status.Conditions, tutorialv1.HappyCondition)
+func (r *FooReconciler) announceTransition(foo *tutorialv1.Foo, desired tutorialv1.FooStatus) {
+	condition := meta.FindStatusCondition(desired.Conditions, tutorialv1.HappyCondition)
 	r.Recorder.Event(foo, corev1.EventTypeNormal, condition.Reason, condition.Message)
-	countHappyTransition(status.Happy, condition.Reason)
+	countHappyTransition(desired.Happy, condition.Reason)
 }
 
 // findFriend returns the metadata of the pod named name in namespace, or nil if there is none.
@@ -148,10 +148,10 @@ func (r *FooReconciler) findFriend(ctx context.Context, namespace, name string) 
 	return pod, nil
 }
 
-// patchStatus replaces the Foo's status with status. The patch applies only to the version of
+// patchStatus replaces the Foo's status with desired. The patch applies only to the version of
 // the Foo it was computed from: a status (and an Event) decided on a stale copy is never written.
-func (r *FooReconciler) patchStatus(ctx context.Context, foo *tutorialv1.Foo, status tutorialv1.FooStatus) error {
-	patch, err := StatusMergePatch(foo.ResourceVersion, foo.Status, status)
+func (r *FooReconciler) patchStatus(ctx context.Context, foo *tutorialv1.Foo, desired tutorialv1.FooStatus) error {
+	patch, err := status.MergePatch(foo.ResourceVersion, foo.Status, desired)
 	if err != nil {
 		return fmt.Errorf("encoding status patch: %w", err)
 	}
@@ -159,40 +159,6 @@ func (r *FooReconciler) patchStatus(ctx context.Context, foo *tutorialv1.Foo, st
 		return fmt.Errorf("patching status: %w", err)
 	}
 	return nil
-}
-
-// StatusMergePatch builds a JSON merge patch that turns status before into status after on
-// the object at resourceVersion. It sends every field of after, rather than a diff, so that
-// fields holding their zero value (happy: false) are written even where the stored object
-// lacks them, and it sets to null every field of before that after omits, which is how a
-// merge patch removes a field.
-func StatusMergePatch(resourceVersion string, before, after tutorialv1.FooStatus) ([]byte, error) {
-	status, err := jsonFields(after)
-	if err != nil {
-		return nil, err
-	}
-	previous, err := jsonFields(before)
-	if err != nil {
-		return nil, err
-	}
-	for field := range previous {
-		if _, kept := status[field]; !kept {
-			status[field] = nil
-		}
-	}
-	return json.Marshal(map[string]any{
-		"metadata": map[string]any{"resourceVersion": resourceVersion},
-		"status":   status,
-	})
-}
-
-func jsonFields(status tutorialv1.FooStatus) (map[string]any, error) {
-	encoded, err := json.Marshal(status)
-	if err != nil {
-		return nil, err
-	}
-	fields := map[string]any{}
-	return fields, json.Unmarshal(encoded, &fields)
 }
 
 // SetupWithManager registers the spec.name index, the Foo count metric and the controller

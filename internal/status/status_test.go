@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package status
 
 import (
 	"testing"
@@ -48,7 +48,7 @@ func TestObserveFriend(t *testing.T) {
 	}
 }
 
-func TestDesiredStatus(t *testing.T) {
+func TestDesired(t *testing.T) {
 	earlier := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	now := metav1.NewTime(earlier.Add(time.Hour))
 	jack := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "jack", UID: "uid-jack"}}
@@ -120,7 +120,7 @@ func TestDesiredStatus(t *testing.T) {
 			}
 			original := foo.DeepCopy()
 
-			got := DesiredStatus(foo, tt.friend, now)
+			got := Desired(foo, tt.friend, now)
 
 			g.Expect(got.Happy).To(Equal(tt.wantHappy))
 			g.Expect(got.ObservedGeneration).To(Equal(int64(3)))
@@ -137,21 +137,21 @@ func TestDesiredStatus(t *testing.T) {
 			} else {
 				g.Expect(got.Friend).To(BeNil(), "an unhappy Foo names no friend")
 			}
-			g.Expect(foo).To(Equal(original), "DesiredStatus must not modify the Foo")
+			g.Expect(foo).To(Equal(original), "Desired must not modify the Foo")
 		})
 	}
 }
 
-func TestDesiredStatusIsStable(t *testing.T) {
+func TestDesiredIsStable(t *testing.T) {
 	foo := &tutorialv1.Foo{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "foo", Generation: 1},
 		Spec:       tutorialv1.FooSpec{Name: "jack"},
 	}
 	jack := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "jack", UID: "uid-jack"}}
-	foo.Status = DesiredStatus(foo, jack, metav1.Now().Rfc3339Copy())
+	foo.Status = Desired(foo, jack, metav1.Now().Rfc3339Copy())
 
 	later := metav1.NewTime(foo.Status.Conditions[0].LastTransitionTime.Add(time.Minute))
-	NewWithT(t).Expect(DesiredStatus(foo, jack, later)).To(Equal(foo.Status),
+	NewWithT(t).Expect(Desired(foo, jack, later)).To(Equal(foo.Status),
 		"an unchanged world must give an unchanged status, or every reconcile would write")
 }
 
@@ -176,17 +176,17 @@ func TestHappyTransition(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			NewWithT(t).Expect(happyTransition(tt.before, tt.after)).To(Equal(tt.want))
+			NewWithT(t).Expect(HappyTransition(tt.before, tt.after)).To(Equal(tt.want))
 		})
 	}
 }
 
-func TestStatusMergePatch(t *testing.T) {
+func TestMergePatch(t *testing.T) {
 	g := NewWithT(t)
 	before := tutorialv1.FooStatus{Happy: true, ObservedGeneration: 1, Friend: &tutorialv1.FriendReference{Name: "jack", UID: "uid-jack"}}
 	after := tutorialv1.FooStatus{Happy: false, ObservedGeneration: 2}
 
-	patch, err := StatusMergePatch("42", before, after)
+	patch, err := MergePatch("42", before, after)
 
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(patch).To(MatchJSON(`{

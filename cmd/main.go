@@ -37,14 +37,14 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
-	"github.com/example/foo-operator/controllers"
+	"github.com/example/foo-operator/internal/controller"
+	// +kubebuilder:scaffold:imports
 )
 
 // watchNamespaceEnv names the environment variable that limits the operator to a
@@ -68,6 +68,7 @@ func init() {
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(tutorialv1.AddToScheme(scheme))
 	utilruntime.Must(operatorsv2.AddToScheme(scheme))
+	// +kubebuilder:scaffold:scheme
 }
 
 func main() {
@@ -144,7 +145,7 @@ func main() {
 
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
 		Scheme:                        scheme,
-		Cache:                         controllers.CacheOptions(namespaces),
+		Cache:                         controller.CacheOptions(namespaces),
 		Metrics:                       metricsOptions,
 		HealthProbeBindAddress:        probeAddr,
 		PprofBindAddress:              pprofAddr,
@@ -170,34 +171,19 @@ func main() {
 	}
 
 	ctx := ctrl.SetupSignalHandler()
-	reconciler := &controllers.FooReconciler{
-		Client:   mgr.GetClient(),
-		Recorder: mgr.GetEventRecorderFor(controllers.ControllerName), //nolint:staticcheck // see FooReconciler.Recorder
+	options := controller.Options{MaxConcurrentReconciles: maxConcurrentReconciles}
+	if os.Getenv(operatorConditionEnv) != "" {
+		if options.Upgradeable, err = upgradeableCondition(mgr); err != nil {
+			setupLog.Error(err, "Unable to read the OperatorCondition OLM named", "env", operatorConditionEnv)
+			os.Exit(1)
+		}
 	}
-	if err := reconciler.SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: maxConcurrentReconciles}); err != nil {
-		setupLog.Error(err, "Unable to set up the controller", "controller", controllers.ControllerName)
+	if err := controller.Setup(ctx, mgr, options); err != nil {
+		setupLog.Error(err, "Unable to set up the controllers")
 		os.Exit(1)
 	}
-	if os.Getenv(operatorConditionEnv) != "" {
-		if err := setupUpgradeHold(ctx, mgr); err != nil {
-			setupLog.Error(err, "Unable to set up the controller", "controller", controllers.UpgradeHoldControllerName)
-			os.Exit(1)
-		}
-	} else {
-		// Installed by OLM v1, make deploy or kubectl: nothing asks the operator whether it may
-		// be upgraded. Said once here; each Foo that asks for a hold is told with an Event.
-		setupLog.Info("Upgrade holds are not available: no OperatorCondition is named, as only OLM v0 names one; "+
-			"Foos that carry the hold-upgrades annotation get a Warning Event instead",
-			"env", operatorConditionEnv, "annotation", tutorialv1.HoldUpgradesAnnotation)
-		unavailable := &controllers.UpgradeHoldUnavailableReconciler{
-			Reader:   mgr.GetClient(),
-			Recorder: mgr.GetEventRecorderFor(controllers.UpgradeHoldUnavailableControllerName), //nolint:staticcheck // see FooReconciler.Recorder
-		}
-		if err := unavailable.SetupWithManager(mgr); err != nil {
-			setupLog.Error(err, "Unable to set up the controller", "controller", controllers.UpgradeHoldUnavailableControllerName)
-			os.Exit(1)
-		}
-	}
+	// +kubebuilder:scaffold:builder
+
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		setupLog.Error(err, "Unable to set up the health check")
 		os.Exit(1)
@@ -214,21 +200,16 @@ func main() {
 	}
 }
 
-// setupUpgradeHold registers the controller that tells OLM, through the OperatorCondition
-// named by OPERATOR_CONDITION_NAME, whether the operator may be upgraded now.
-func setupUpgradeHold(ctx context.Context, mgr ctrl.Manager) error {
+// upgradeableCondition returns the Upgradeable condition of the OperatorCondition named by
+// OPERATOR_CONDITION_NAME, through which the operator tells OLM whether it may be upgraded now.
+func upgradeableCondition(mgr ctrl.Manager) (conditions.Condition, error) {
 	// The OperatorCondition lives in the operator's namespace, which the cache may not
 	// watch, so it is read and written directly.
 	direct, err := client.New(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	upgradeable, err := conditions.InClusterFactory{Client: direct}.NewCondition(operatorsv2.ConditionType(operatorsv2.Upgradeable))
-	if err != nil {
-		return err
-	}
-	reconciler := &controllers.UpgradeHoldReconciler{Reader: mgr.GetClient(), Upgradeable: upgradeable}
-	return reconciler.SetupWithManager(ctx, mgr)
+	return conditions.InClusterFactory{Client: direct}.NewCondition(operatorsv2.ConditionType(operatorsv2.Upgradeable))
 }
 
 // parseNamespaces splits a comma-separated namespace list, ignoring blanks around and

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+package status
 
 import (
 	"testing"
@@ -27,43 +27,34 @@ import (
 // These benchmarks measure the work each reconcile does besides its cached reads and its
 // one possible write. They report; they never fail on timing.
 
-func BenchmarkDesiredStatus(b *testing.B) {
+func BenchmarkDesired(b *testing.B) {
 	foo := &tutorialv1.Foo{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "foo", Generation: 2},
 		Spec:       tutorialv1.FooSpec{Name: "jack"},
 	}
 	jack := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "jack", UID: "uid-jack"}}
 	now := metav1.Now().Rfc3339Copy()
-	foo.Status = DesiredStatus(foo, jack, now)
+	foo.Status = Desired(foo, jack, now)
 
 	b.ReportAllocs()
 	for b.Loop() {
-		DesiredStatus(foo, jack, now)
+		Desired(foo, jack, now)
 	}
 }
 
-func BenchmarkStatusMergePatch(b *testing.B) {
+func BenchmarkMergePatch(b *testing.B) {
 	foo := &tutorialv1.Foo{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "foo", Generation: 2},
 		Spec:       tutorialv1.FooSpec{Name: "jack"},
 	}
 	jack := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "jack", UID: "uid-jack"}}
-	happy := DesiredStatus(foo, jack, metav1.Now().Rfc3339Copy())
-	unhappy := DesiredStatus(foo, nil, metav1.Now().Rfc3339Copy())
+	happy := Desired(foo, jack, metav1.Now().Rfc3339Copy())
+	unhappy := Desired(foo, nil, metav1.Now().Rfc3339Copy())
 
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := StatusMergePatch("42", happy, unhappy); err != nil {
+		if _, err := MergePatch("42", happy, unhappy); err != nil {
 			b.Fatal(err)
 		}
-	}
-}
-
-func BenchmarkFriendName(b *testing.B) {
-	foo := &tutorialv1.Foo{Spec: tutorialv1.FooSpec{Name: "jack"}}
-
-	b.ReportAllocs()
-	for b.Loop() {
-		friendName(foo)
 	}
 }

@@ -14,9 +14,13 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers
+// Package status computes a Foo's status from what was observed of its friend pod, and the
+// patch that writes it. It is pure: no client, no clock of its own. The controller and the
+// benchmark's floor both write their statuses with it, so that they write the same bytes.
+package status
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -46,11 +50,11 @@ func observeFriend(pod *metav1.PartialObjectMetadata) friendState {
 	}
 }
 
-// DesiredStatus computes the status a Foo should have, given the metadata of the pod named
+// Desired computes the status a Foo should have, given the metadata of the pod named
 // by its spec.name (nil if there is none). It is recomputed from the world every time; the
 // existing conditions are consulted only so that lastTransitionTime stays put while the
 // Happy condition does not change.
-func DesiredStatus(foo *tutorialv1.Foo, pod *metav1.PartialObjectMetadata, now metav1.Time) tutorialv1.FooStatus {
+func Desired(foo *tutorialv1.Foo, pod *metav1.PartialObjectMetadata, now metav1.Time) tutorialv1.FooStatus {
 	friend := observeFriend(pod)
 	happy := friend == friendPresent
 	condition := metav1.Condition{
@@ -91,9 +95,43 @@ func DesiredStatus(foo *tutorialv1.Foo, pod *metav1.PartialObjectMetadata, now m
 	return status
 }
 
-// happyTransition reports whether the Happy condition changed its status between two
+// HappyTransition reports whether the Happy condition changed its status between two
 // statuses, treating a missing condition as not happy.
-func happyTransition(before, after tutorialv1.FooStatus) bool {
+func HappyTransition(before, after tutorialv1.FooStatus) bool {
 	return meta.IsStatusConditionTrue(before.Conditions, tutorialv1.HappyCondition) !=
 		meta.IsStatusConditionTrue(after.Conditions, tutorialv1.HappyCondition)
+}
+
+// MergePatch builds a JSON merge patch that turns status before into status after on
+// the object at resourceVersion. It sends every field of after, rather than a diff, so that
+// fields holding their zero value (happy: false) are written even where the stored object
+// lacks them, and it sets to null every field of before that after omits, which is how a
+// merge patch removes a field.
+func MergePatch(resourceVersion string, before, after tutorialv1.FooStatus) ([]byte, error) {
+	status, err := jsonFields(after)
+	if err != nil {
+		return nil, err
+	}
+	previous, err := jsonFields(before)
+	if err != nil {
+		return nil, err
+	}
+	for field := range previous {
+		if _, kept := status[field]; !kept {
+			status[field] = nil
+		}
+	}
+	return json.Marshal(map[string]any{
+		"metadata": map[string]any{"resourceVersion": resourceVersion},
+		"status":   status,
+	})
+}
+
+func jsonFields(status tutorialv1.FooStatus) (map[string]any, error) {
+	encoded, err := json.Marshal(status)
+	if err != nil {
+		return nil, err
+	}
+	fields := map[string]any{}
+	return fields, json.Unmarshal(encoded, &fields)
 }
