@@ -76,8 +76,9 @@ tidy: ## Tidy go.mod of the operator and of every tools module.
 
 # TEST_ENV is what the tests need to find: the control plane, kustomize to render config/,
 # the kubectl whose output they check, opm to validate the catalog, operator-sdk to validate
-# the OperatorHub submission, and the registry the local-cluster library runs.
-TEST_ENV = KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" KUSTOMIZE="$(KUSTOMIZE)" TEST_ASSET_KUBECTL="$(KUBECTL_LOCAL)" OPM="$(OPM)" OPERATOR_SDK="$(OPERATOR_SDK)" REGISTRY_SERVER="$(REGISTRY_SERVER)"
+# the OperatorHub submission and to scaffold into a copy of the project (with controller-gen
+# to generate what it scaffolded), and the registry the local-cluster library runs.
+TEST_ENV = KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" KUSTOMIZE="$(KUSTOMIZE)" TEST_ASSET_KUBECTL="$(KUBECTL_LOCAL)" OPM="$(OPM)" OPERATOR_SDK="$(OPERATOR_SDK)" CONTROLLER_GEN="$(CONTROLLER_GEN)" REGISTRY_SERVER="$(REGISTRY_SERVER)"
 
 .PHONY: test
 test: manifests generate fmt vet envtest kustomize kubectl opm operator-sdk stage-bundle registry ## Run all tests but the long reliability ones against a local kube-apiserver and etcd (built on first use).
