@@ -36,7 +36,9 @@ import (
 	"os"
 	"sync/atomic"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -74,7 +76,6 @@ func main() {
 }
 
 func run(ctx context.Context, metricsAddr, probeAddr, pprofAddr, group string) error {
-	log := ctrl.Log.WithName("floor")
 	cfg := ctrl.GetConfigOrDie()
 	scheme := runtime.NewScheme()
 	utilruntime.Must(fooapi.AddToScheme(scheme, group))
@@ -86,8 +87,34 @@ func run(ctx context.Context, metricsAddr, probeAddr, pprofAddr, group string) e
 	if err != nil {
 		return err
 	}
+	var ready atomic.Bool
+	if err := serveEndpoints(ctx, cfg, metricsAddr, probeAddr, pprofAddr, &ready); err != nil {
+		return err
+	}
 
-	// Serve the same client-go request metrics as the controllers do.
+	var list tutorialv1.FooList
+	if err := foos.List(ctx, &list); err != nil {
+		return fmt.Errorf("listing Foos: %w", err)
+	}
+	f := &floor{
+		log:         ctrl.Log.WithName("floor"),
+		foos:        foos,
+		pods:        pods.Resource(corev1.SchemeGroupVersion.WithResource("pods")),
+		all:         list.Items,
+		naming:      map[types.NamespacedName][]*tutorialv1.Foo{},
+		terminating: map[types.NamespacedName]bool{},
+	}
+	for i := range f.all {
+		foo := &f.all[i]
+		pod := types.NamespacedName{Namespace: foo.Namespace, Name: foo.Spec.Name}
+		f.naming[pod] = append(f.naming[pod], foo)
+	}
+	return f.run(ctx, &ready)
+}
+
+// serveEndpoints serves the same client-go request metrics as the controllers do, pprof, and
+// a readiness probe that passes once ready is set; each on its address, unless that is "0".
+func serveEndpoints(ctx context.Context, cfg *rest.Config, metricsAddr, probeAddr, pprofAddr string, ready *atomic.Bool) error {
 	httpClient, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return err
@@ -107,7 +134,6 @@ func run(ctx context.Context, metricsAddr, probeAddr, pprofAddr, group string) e
 			return err
 		}
 	}
-	var ready atomic.Bool
 	if probeAddr != "0" {
 		mux := http.NewServeMux()
 		mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
@@ -119,27 +145,55 @@ func run(ctx context.Context, metricsAddr, probeAddr, pprofAddr, group string) e
 			return err
 		}
 	}
+	return nil
+}
 
-	var list tutorialv1.FooList
-	if err := foos.List(ctx, &list); err != nil {
-		return fmt.Errorf("listing Foos: %w", err)
-	}
-	naming := map[types.NamespacedName][]*tutorialv1.Foo{}
-	for i := range list.Items {
-		foo := &list.Items[i]
-		pod := types.NamespacedName{Namespace: foo.Namespace, Name: foo.Spec.Name}
-		naming[pod] = append(naming[pod], foo)
-	}
+// floor holds the Foos, read once, and what it knows of the pods between events.
+type floor struct {
+	log  logr.Logger
+	foos client.Client
+	pods metadata.ResourceInterface
+	all  []tutorialv1.Foo
+	// naming lists the Foos that name each pod.
+	naming map[types.NamespacedName][]*tutorialv1.Foo
+	// terminating holds the pods already reported as marked for deletion, so that their
+	// going writes nothing more: the Foo was unhappy from the first.
+	terminating map[types.NamespacedName]bool
+}
 
-	// Correct every Foo once, from one paginated metadata-only list of the pods (pages of
-	// 500, as informers list), then watch from that list's resourceVersion.
-	podResource := corev1.SchemeGroupVersion.WithResource("pods")
+// run corrects every Foo from a list of the pods, then follows the pods' watch from that
+// list. When the watch's resourceVersion has expired (410 Gone, as after a compaction), it
+// lists again, as an informer does; any other end of the watch resumes it where it was.
+func (f *floor) run(ctx context.Context, ready *atomic.Bool) error {
+	var resourceVersion string
+	for ctx.Err() == nil {
+		if resourceVersion == "" {
+			var err error
+			if resourceVersion, err = f.correctAll(ctx); err != nil {
+				return err
+			}
+		}
+		watcher, err := f.pods.Watch(ctx, metav1.ListOptions{ResourceVersion: resourceVersion})
+		if err != nil {
+			return fmt.Errorf("watching pods: %w", err)
+		}
+		ready.Store(true)
+		resourceVersion = f.follow(ctx, watcher, resourceVersion)
+		watcher.Stop()
+	}
+	return nil
+}
+
+// correctAll writes the status of every Foo whose happiness is wrong, from one paginated
+// metadata-only list of the pods (pages of 500, as informers list), and returns that list's
+// resourceVersion.
+func (f *floor) correctAll(ctx context.Context) (string, error) {
 	existing := map[types.NamespacedName]types.UID{}
 	var resourceVersion, continueToken string
 	for {
-		page, err := pods.Resource(podResource).List(ctx, metav1.ListOptions{Limit: 500, Continue: continueToken})
+		page, err := f.pods.List(ctx, metav1.ListOptions{Limit: 500, Continue: continueToken})
 		if err != nil {
-			return fmt.Errorf("listing pods: %w", err)
+			return "", fmt.Errorf("listing pods: %w", err)
 		}
 		if resourceVersion == "" {
 			resourceVersion = page.ResourceVersion
@@ -153,10 +207,11 @@ func run(ctx context.Context, metricsAddr, probeAddr, pprofAddr, group string) e
 			break
 		}
 	}
+	clear(f.terminating)
 	// The benchmark times the startup until here, as until the manager's caches synced.
-	log.Info("Listed pods and Foos", "pods", len(existing), "foos", len(list.Items))
-	for i := range list.Items {
-		foo := &list.Items[i]
+	f.log.Info("Listed pods and Foos", "pods", len(existing), "foos", len(f.all))
+	for i := range f.all {
+		foo := &f.all[i]
 		uid, exists := existing[types.NamespacedName{Namespace: foo.Namespace, Name: foo.Spec.Name}]
 		if foo.Status.Happy == exists {
 			continue
@@ -165,58 +220,61 @@ func run(ctx context.Context, metricsAddr, probeAddr, pprofAddr, group string) e
 		if exists {
 			friend = &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: foo.Namespace, Name: foo.Spec.Name, UID: uid}}
 		}
-		if err := patchStatus(ctx, foos, foo, friend); err != nil {
-			return fmt.Errorf("correcting the status of Foo %s/%s: %w", foo.Namespace, foo.Name, err)
+		if err := patchStatus(ctx, f.foos, foo, friend); err != nil {
+			return "", fmt.Errorf("correcting the status of Foo %s/%s: %w", foo.Namespace, foo.Name, err)
 		}
 	}
+	return resourceVersion, nil
+}
 
-	// A deleted pod first shows a deletion timestamp, then goes: the Foo is unhappy from the
-	// first, and the pods already reported are remembered so that the second writes nothing.
-	terminating := map[types.NamespacedName]bool{}
-	for ctx.Err() == nil {
-		watcher, err := pods.Resource(podResource).Watch(ctx, metav1.ListOptions{ResourceVersion: resourceVersion})
-		if err != nil {
-			return fmt.Errorf("watching pods: %w", err)
+// follow writes the Foos that name each pod created or deleted, until the watch ends, and
+// returns the resourceVersion to resume from: the last event's, or "" when it has expired.
+func (f *floor) follow(ctx context.Context, watcher watch.Interface, resourceVersion string) string {
+	for event := range watcher.ResultChan() {
+		if event.Type == watch.Error {
+			err := apierrors.FromObject(event.Object)
+			if apierrors.IsGone(err) || apierrors.IsResourceExpired(err) {
+				f.log.Info("Pod watch expired; listing again", "resourceVersion", resourceVersion, "reason", err.Error())
+				return ""
+			}
+			f.log.Error(err, "Pod watch failed; watching again", "resourceVersion", resourceVersion)
+			return resourceVersion
 		}
-		ready.Store(true)
-		for event := range watcher.ResultChan() {
-			pod, ok := event.Object.(*metav1.PartialObjectMetadata)
-			if !ok {
-				continue
-			}
-			resourceVersion = pod.ResourceVersion
-			key := types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}
-			// The friend as the manager would see it: the pod, marked for deletion or not, or
-			// nil once it is gone.
-			friend := pod
-			switch {
-			case event.Type == watch.Added:
-			case event.Type == watch.Deleted && terminating[key]:
-				delete(terminating, key)
-				continue
-			case event.Type == watch.Deleted:
-				friend = nil
-			case event.Type == watch.Modified && pod.DeletionTimestamp != nil && !terminating[key]:
-				terminating[key] = true
-			default:
-				continue
-			}
-			if len(naming[key]) == 0 {
-				continue
-			}
-			// At V(2), the same moments as the manager logs, for the benchmark's breakdown.
-			log.V(2).Info("Pod event for Foos", "pod", klog.KObj(pod), "foos", len(naming[key]))
-			for _, foo := range naming[key] {
-				if err := patchStatus(ctx, foos, foo, friend); err != nil {
-					log.Error(err, "Failed to patch the status", "foo", klog.KObj(foo))
-					continue
-				}
-				log.V(2).Info("Patched status", "foo", klog.KObj(foo), "happy", foo.Status.Happy)
-			}
+		pod, ok := event.Object.(*metav1.PartialObjectMetadata)
+		if !ok {
+			continue
 		}
-		watcher.Stop()
+		resourceVersion = pod.ResourceVersion
+		key := types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}
+		// The friend as the manager would see it: the pod, marked for deletion or not, or
+		// nil once it is gone.
+		friend := pod
+		switch {
+		case event.Type == watch.Added:
+		case event.Type == watch.Deleted && f.terminating[key]:
+			delete(f.terminating, key)
+			continue
+		case event.Type == watch.Deleted:
+			friend = nil
+		case event.Type == watch.Modified && pod.DeletionTimestamp != nil && !f.terminating[key]:
+			f.terminating[key] = true
+		default:
+			continue
+		}
+		if len(f.naming[key]) == 0 {
+			continue
+		}
+		// At V(2), the same moments as the manager logs, for the benchmark's breakdown.
+		f.log.V(2).Info("Pod event for Foos", "pod", klog.KObj(pod), "foos", len(f.naming[key]))
+		for _, foo := range f.naming[key] {
+			if err := patchStatus(ctx, f.foos, foo, friend); err != nil {
+				f.log.Error(err, "Failed to patch the status", "foo", klog.KObj(foo))
+				continue
+			}
+			f.log.V(2).Info("Patched status", "foo", klog.KObj(foo), "happy", foo.Status.Happy)
+		}
 	}
-	return nil
+	return resourceVersion
 }
 
 // serve listens on address and serves handler until ctx ends.
