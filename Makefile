@@ -69,6 +69,14 @@ fmt: ## Format the Go code.
 vet: ## Report suspicious Go code.
 	go vet ./...
 
+.PHONY: lint
+lint: golangci-lint ## Run golangci-lint (.golangci.yml) over every package and every suite's build tag.
+	$(GOLANGCI_LINT) run ./...
+
+.PHONY: lint-fix
+lint-fix: golangci-lint ## Run golangci-lint and fix what it can.
+	$(GOLANGCI_LINT) run --fix ./...
+
 .PHONY: tidy
 tidy: ## Tidy go.mod of the operator and of every tools module.
 	go mod tidy
@@ -510,7 +518,7 @@ undeploy: kustomize ## Remove the operator from the cluster. Call with ignore-no
 # version so that a version bump in a tools go.mod builds the new one.
 LOCALBIN ?= $(CURDIR)/bin
 TOOLS_MODULES := hack/tools hack/tools/kubernetes hack/tools/etcd hack/tools/operator-sdk hack/tools/olm hack/tools/registry \
-	hack/tools/containerd hack/tools/coredns
+	hack/tools/containerd hack/tools/coredns hack/tools/golangci-lint
 
 # mod-version prints the version at which the go.mod in folder $(1) requires module $(2).
 mod-version = $(shell awk '$$1 == "require" { $$1 = ""; $$0 = $$0 } $$1 == "$(2)" { print $$2; exit }' $(1)/go.mod)
@@ -518,6 +526,7 @@ mod-version = $(shell awk '$$1 == "require" { $$1 = ""; $$0 = $$0 } $$1 == "$(2)
 CONTROLLER_TOOLS_VERSION := $(call mod-version,hack/tools,sigs.k8s.io/controller-tools)
 KUSTOMIZE_VERSION := $(call mod-version,hack/tools,sigs.k8s.io/kustomize/kustomize/v5)
 CRD_REF_DOCS_VERSION := $(call mod-version,hack/tools,github.com/elastic/crd-ref-docs)
+GOLANGCI_LINT_VERSION := $(call mod-version,hack/tools/golangci-lint,github.com/golangci/golangci-lint/v2)
 KUBE_VERSION := $(patsubst v%,%,$(call mod-version,hack/tools/kubernetes,k8s.io/kubernetes))
 ETCD_VERSION := $(call mod-version,hack/tools/etcd,go.etcd.io/etcd/server/v3)
 OPERATOR_SDK_VERSION := $(call mod-version,hack/tools/operator-sdk,github.com/operator-framework/operator-sdk)
@@ -535,6 +544,7 @@ KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
 OPERATOR_SDK ?= $(LOCALBIN)/operator-sdk-$(OPERATOR_SDK_VERSION)
 OPM ?= $(LOCALBIN)/opm-$(OPM_VERSION)
 CRD_REF_DOCS ?= $(LOCALBIN)/crd-ref-docs-$(CRD_REF_DOCS_VERSION)
+GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 REGISTRY_SERVER ?= $(LOCALBIN)/registry-$(REGISTRY_VERSION)
 # The binaries of the opm base image: static, for the image's platform.
 # opm is built without cgo (none of what this project runs needs its SQLite), so on Linux the
@@ -597,6 +607,11 @@ $(KUSTOMIZE):
 crd-ref-docs: $(CRD_REF_DOCS) ## Build crd-ref-docs.
 $(CRD_REF_DOCS):
 	$(call go-build-tool,$@,hack/tools,github.com/elastic/crd-ref-docs)
+
+.PHONY: golangci-lint
+golangci-lint: $(GOLANGCI_LINT) ## Build golangci-lint (a few minutes the first time).
+$(GOLANGCI_LINT):
+	$(call go-build-tool,$@,hack/tools/golangci-lint,github.com/golangci/golangci-lint/v2/cmd/golangci-lint,-ldflags "-s -w -X main.version=$(patsubst v%,%,$(GOLANGCI_LINT_VERSION))")
 
 .PHONY: kubectl
 kubectl: $(KUBECTL_LOCAL) ## Build kubectl (about a minute the first time).

@@ -29,7 +29,9 @@ var (
 	GroupVersion = schema.GroupVersion{Group: "tutorial.my.domain", Version: "v1"}
 
 	// SchemeBuilder registers the kinds of this package with a runtime.Scheme.
-	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
+	// controller-runtime deprecates its Builder, but operator-sdk's create api scaffolds new
+	// kinds as SchemeBuilder.Register(&Kind{}, &KindList{}), which only this Builder takes.
+	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion} //nolint:staticcheck // see above
 
 	// AddToScheme adds the kinds of this package to a runtime.Scheme.
 	AddToScheme = SchemeBuilder.AddToScheme

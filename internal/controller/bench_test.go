@@ -19,7 +19,6 @@ package controller
 import (
 	"testing"
 
-
 	tutorialv1 "github.com/example/foo-operator/api/v1"
 )
 

@@ -50,7 +50,7 @@ var _ = Describe("Foo controller", func() {
 		expectHappy(foo02, false, tutorialv1.FriendNotFoundReason)
 
 		By("creating pod jack: foo-01 becomes happy, foo-02 does not")
-		jack := createPod(namespace, "jack")
+		jack := createJack(namespace)
 		expectHappy(foo01, true, tutorialv1.FriendFoundReason)
 		expectHappy(foo02, false, tutorialv1.FriendNotFoundReason)
 
@@ -66,14 +66,14 @@ var _ = Describe("Foo controller", func() {
 
 	It("names the pod it counts as friend, and notices when it is replaced", func() {
 		foo := createFoo(namespace, "foo", "jack")
-		jack := createPod(namespace, "jack")
+		jack := createJack(namespace)
 		expectFriend(foo, jack)
 
 		By("deleting jack and creating another pod named jack")
 		Expect(k8sClient.Delete(ctx, jack)).To(Succeed())
 		expectHappy(foo, false, tutorialv1.FriendNotFoundReason)
 		Expect(getFoo(Default, foo).Status.Friend).To(BeNil(), "an unhappy Foo names no friend")
-		newJack := createPod(namespace, "jack")
+		newJack := createJack(namespace)
 		Expect(newJack.UID).NotTo(Equal(jack.UID))
 		expectFriend(foo, newJack)
 	})
@@ -96,16 +96,16 @@ var _ = Describe("Foo controller", func() {
 
 	It("does not count a pod of the same name in another namespace", func() {
 		foo := createFoo(namespace, "foo", "jack")
-		createPod(createNamespace(), "jack")
+		createJack(createNamespace())
 		expectHappy(foo, false, tutorialv1.FriendNotFoundReason)
 
-		createPod(namespace, "jack")
+		createJack(namespace)
 		expectHappy(foo, true, tutorialv1.FriendFoundReason)
 	})
 
 	It("does not count a pod that is being deleted", func() {
 		foo := createFoo(namespace, "foo", "jack")
-		jack := createPod(namespace, "jack")
+		jack := createJack(namespace)
 		expectHappy(foo, true, tutorialv1.FriendFoundReason)
 
 		By("deleting jack while a finalizer holds it in place")
@@ -143,7 +143,7 @@ var _ = Describe("Foo controller", func() {
 
 	It("writes no status when a reconcile finds nothing changed", func() {
 		foo := createFoo(namespace, "foo", "jack")
-		createPod(namespace, "jack")
+		createJack(namespace)
 		expectHappy(foo, true, tutorialv1.FriendFoundReason)
 
 		By("changing only the Foo's labels, which makes the controller reconcile it")
@@ -163,7 +163,7 @@ var _ = Describe("Foo controller", func() {
 
 	It("emits an Event on each happy transition", func() {
 		foo := createFoo(namespace, "foo", "jack")
-		jack := createPod(namespace, "jack")
+		jack := createJack(namespace)
 		expectHappy(foo, true, tutorialv1.FriendFoundReason)
 		Expect(k8sClient.Delete(ctx, jack)).To(Succeed())
 		expectHappy(foo, false, tutorialv1.FriendNotFoundReason)
@@ -189,7 +189,7 @@ var _ = Describe("Foo controller", func() {
 	})
 
 	It("caches pods as metadata only", func() {
-		jack := createPod(namespace, "jack")
+		jack := createJack(namespace)
 		foo := createFoo(namespace, "foo", "jack")
 		expectHappy(foo, true, tutorialv1.FriendFoundReason)
 
@@ -247,9 +247,10 @@ func createFoo(namespace, name, friend string) *tutorialv1.Foo {
 	return foo
 }
 
-func createPod(namespace, name string) *corev1.Pod {
+// createJack creates the pod named jack, the friend of the story, in namespace.
+func createJack(namespace string) *corev1.Pod {
 	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, Labels: map[string]string{"app": name}},
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "jack", Labels: map[string]string{"app": "jack"}},
 		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: "busybox"}}},
 	}
 	ExpectWithOffset(1, k8sClient.Create(ctx, pod)).To(Succeed())

@@ -41,7 +41,7 @@ var _ = Describe("kubectl", func() {
 		func(resource string) {
 			foo01 := createFoo(namespace, "foo-01", "jack")
 			foo02 := createFoo(namespace, "foo-02", "joe")
-			createPod(namespace, "jack")
+			createJack(namespace)
 			expectHappy(foo01, true, tutorialv1.FriendFoundReason)
 			expectHappy(foo02, false, tutorialv1.FriendNotFoundReason)
 

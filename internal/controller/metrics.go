@@ -69,7 +69,7 @@ func (c foosCollector) Describe(descs chan<- *prometheus.Desc) {
 	descs <- foosDesc
 }
 
-func (c foosCollector) Collect(metrics chan<- prometheus.Metric) {
+func (c foosCollector) Collect(series chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	var foos tutorialv1.FooList
@@ -97,7 +97,7 @@ func (c foosCollector) Collect(metrics chan<- prometheus.Metric) {
 	}
 	// Both states are reported for each namespace that has Foos, the missing one as 0.
 	for namespace, count := range byNamespace {
-		metrics <- prometheus.MustNewConstMetric(foosDesc, prometheus.GaugeValue, float64(count.happy), namespace, "true")
-		metrics <- prometheus.MustNewConstMetric(foosDesc, prometheus.GaugeValue, float64(count.unhappy), namespace, "false")
+		series <- prometheus.MustNewConstMetric(foosDesc, prometheus.GaugeValue, float64(count.happy), namespace, "true")
+		series <- prometheus.MustNewConstMetric(foosDesc, prometheus.GaugeValue, float64(count.unhappy), namespace, "false")
 	}
 }

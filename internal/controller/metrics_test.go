@@ -50,7 +50,7 @@ var _ = Describe("Metrics", func() {
 		Eventually(foos("false")).Should(Equal(2.0))
 		Expect(foos("true")()).To(Equal(0.0), "a namespace reports both states")
 
-		createPod(namespace, "jack")
+		createJack(namespace)
 		Eventually(foos("true")).Should(Equal(1.0))
 		Expect(foos("false")()).To(Equal(1.0))
 
@@ -77,7 +77,7 @@ var _ = Describe("Metrics", func() {
 		expectHappy(foo, false, tutorialv1.FriendNotFoundReason)
 
 		By("creating and deleting its friend: one transition each way")
-		jack := createPod(namespace, "jack")
+		jack := createJack(namespace)
 		expectHappy(foo, true, tutorialv1.FriendFoundReason)
 		Expect(k8sClient.Delete(ctx, jack)).To(Succeed())
 		expectHappy(foo, false, tutorialv1.FriendNotFoundReason)

@@ -103,7 +103,7 @@ func (r *UpgradeHoldReconciler) Reconcile(ctx context.Context, _ reconcile.Reque
 func upgradeableCondition(held []tutorialv1.Foo) metav1.Condition {
 	if len(held) == 0 {
 		return metav1.Condition{
-			Type: string(apiv2.Upgradeable), Status: metav1.ConditionTrue, Reason: NoUpgradeHoldReason,
+			Type: apiv2.Upgradeable, Status: metav1.ConditionTrue, Reason: NoUpgradeHoldReason,
 			Message: "No Foo holds upgrades",
 		}
 	}
@@ -127,7 +127,7 @@ func upgradeableCondition(held []tutorialv1.Foo) metav1.Condition {
 		message += fmt.Sprintf(", and %d more", len(holds)-len(shown))
 	}
 	return metav1.Condition{
-		Type: string(apiv2.Upgradeable), Status: metav1.ConditionFalse, Reason: UpgradeHeldReason, Message: message,
+		Type: apiv2.Upgradeable, Status: metav1.ConditionFalse, Reason: UpgradeHeldReason, Message: message,
 	}
 }
 

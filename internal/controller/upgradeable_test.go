@@ -104,7 +104,7 @@ var _ = Describe("Upgrade holds", func() {
 
 		By("annotating a Foo with a hold")
 		foo := createFoo(namespace, "held", "jack")
-		setAnnotation(foo, tutorialv1.HoldUpgradesAnnotation, "migrating data")
+		setHold(foo, "migrating data")
 		Eventually(func(g Gomega) {
 			condition := upgradeable(g)
 			g.Expect(condition.Status).To(Equal(metav1.ConditionFalse))
@@ -113,7 +113,7 @@ var _ = Describe("Upgrade holds", func() {
 		}).Should(Succeed())
 
 		By("removing the hold")
-		setAnnotation(foo, tutorialv1.HoldUpgradesAnnotation, "")
+		setHold(foo, "")
 		Eventually(func(g Gomega) {
 			g.Expect(upgradeable(g).Status).To(Equal(metav1.ConditionTrue))
 		}).Should(Succeed())
@@ -139,22 +139,24 @@ var _ = Describe("Upgrade holds without an OperatorCondition", func() {
 
 		By("reconciling a Foo that holds upgrades")
 		held := createFoo(namespace, "held", "jack")
-		setAnnotation(held, tutorialv1.HoldUpgradesAnnotation, "migrating data")
+		setHold(held, "migrating data")
 		reconcileFoo("held")
 		Expect(recorder.Events).To(Receive(And(
 			HavePrefix(corev1.EventTypeWarning+" "+UpgradeHoldUnavailableReason+" "),
 			ContainSubstring(tutorialv1.HoldUpgradesAnnotation+" annotation holds no upgrade"))))
 
 		By("reconciling it once its hold is removed")
-		setAnnotation(held, tutorialv1.HoldUpgradesAnnotation, "")
+		setHold(held, "")
 		reconcileFoo("held")
 		Expect(recorder.Events).To(BeEmpty(), "the hold is gone")
 	})
 })
 
-func setAnnotation(foo *tutorialv1.Foo, key, value string) {
-	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, key, value)
-	if value == "" {
+// setHold sets the hold-upgrades annotation of foo to reason, or removes it if reason is empty.
+func setHold(foo *tutorialv1.Foo, reason string) {
+	key := tutorialv1.HoldUpgradesAnnotation
+	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, key, reason)
+	if reason == "" {
 		patch = fmt.Appendf(nil, `{"metadata":{"annotations":{%q:null}}}`, key)
 	}
 	ExpectWithOffset(1, k8sClient.Patch(ctx, foo, client.RawPatch(types.MergePatchType, patch))).To(Succeed())

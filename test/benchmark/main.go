@@ -88,27 +88,43 @@ func main() {
 	flag.StringVar(&foos, "foos", "100", "Comma-separated numbers of Foos (F); every P is run with every F.")
 	flag.Float64Var(&opts.foosPerPod, "foos-per-pod", 0, "If set, every scenario has this many Foos per pod (0.1: F = P/10) instead of --foos.")
 	flag.IntVar(&opts.events, "events", 1000, "Pod events (E) per implementation, rounded up to an even number: every pod deleted is created again.")
-	flag.BoolVar(&opts.inCluster, "in-cluster", false, "Run ours as the operator's pod (config/default) on a real node of the local cluster, its CPU and memory read from its cgroup; the others stay processes (needs root and the node's programs: run through `make bench-in-cluster`).")
+	flag.BoolVar(&opts.inCluster, "in-cluster", false,
+		"Run ours as the operator's pod (config/default) on a real node of the local cluster, its CPU and memory read "+
+			"from its cgroup; the others stay processes (needs root and the node's programs: run through `make "+
+			"bench-in-cluster`).")
 	flag.StringVar(&opts.managerImages, "manager-images", "", "With --in-cluster, the OCI image layout holding the manager image foo-operator:bench.")
 	flag.IntVar(&opts.runs, "runs", 1, "How many times to run each scenario, each on a fresh control plane, for the spread of the figures.")
-	flag.IntVar(&opts.burst, "burst", 100, "Friend pods created at once, then deleted at once, per implementation, in each scenario's first run; 0 skips the bursts.")
-	flag.IntVar(&opts.naiveMaxPods, "naive-max-pods", 20000, "Leave the naive design out of scenarios with more pods than this: each of its reconciles copies every pod.")
+	flag.IntVar(&opts.burst, "burst", 100,
+		"Friend pods created at once, then deleted at once, per implementation, in each scenario's first run; 0 skips "+
+			"the bursts.")
+	flag.IntVar(&opts.naiveMaxPods, "naive-max-pods", 20000,
+		"Leave the naive design out of scenarios with more pods than this: each of its reconciles copies every pod.")
 	flag.IntVar(&opts.namespaces, "namespaces", 10, "Namespaces the pods and Foos are spread over.")
 	flag.Float64Var(&opts.friendShare, "friend-share", 0.5, "Share of the Foos that name an existing pod; the others name none.")
 	flag.StringVar(&implementations, "implementations", "ours,naive,floor", "Comma-separated implementations to run, in the order of their rounds.")
 	flag.StringVar(&managerBin, "manager", "bin/manager", "The operator's manager binary (ours).")
-	flag.StringVar(&managerArgs, "manager-args", "", "Extra flags for the manager, separated by spaces, such as --max-concurrent-reconciles=1; they come after (and so override) the Deployment's tuning flags.")
-	flag.StringVar(&managerDeployment, "manager-deployment", filepath.Join("config", "manager", "manager.yaml"), "The manager's Deployment, whose tuning flags (--max-concurrent-reconciles) ours is run with, as it is deployed.")
+	flag.StringVar(&managerArgs, "manager-args", "",
+		"Extra flags for the manager, separated by spaces, such as --max-concurrent-reconciles=1; they come after (and "+
+			"so override) the Deployment's tuning flags.")
+	flag.StringVar(&managerDeployment, "manager-deployment", filepath.Join("config", "manager", "manager.yaml"),
+		"The manager's Deployment, whose tuning flags (--max-concurrent-reconciles) ours is run with, as it is deployed.")
 	flag.StringVar(&naiveBin, "naive", "bin/bench-naive", "The naive design's binary, built from test/benchmark/naive.")
 	flag.StringVar(&floorBin, "floor", "bin/bench-floor", "The floor's binary, built from test/benchmark/floor.")
 	flag.StringVar(&opts.crdDir, "crd-dir", filepath.Join("config", "crd", "bases"), "The folder holding the Foo CRD.")
 	flag.StringVar(&opts.resultsDir, "results", "bench-results", "The folder the JSON, the SVG and the processes' logs are written to.")
 	flag.DurationVar(&opts.eventTimeout, "event-timeout", 30*time.Second, "How long to wait for the Foo status change that a pod event causes.")
-	flag.DurationVar(&opts.eventGap, "event-gap", 20*time.Millisecond, "How long to pause after each pod event's status change is seen, before the next event.")
+	flag.DurationVar(&opts.eventGap, "event-gap", 20*time.Millisecond,
+		"How long to pause after each pod event's status change is seen, before the next event.")
 	flag.DurationVar(&opts.settle, "settle", time.Second, "How long an implementation must make no API request to count as idle.")
-	flag.DurationVar(&opts.roundSettle, "round-settle", 200*time.Millisecond, "How long every implementation must use no CPU before a round of events starts.")
-	flag.BoolVar(&opts.breakdown, "breakdown", true, "Have ours and the floor log the moments of each event at V(2), and break down the slowest events from their logs. That logging costs ours CPU it does not spend as deployed, at V(0): --breakdown=false measures CPU as deployed, with no breakdown.")
-	flag.DurationVar(&opts.profile, "cpu-profile", 0, "If set, save a CPU profile of this length of each implementation in turn, from the start of the pod events, to the run's folder in the results. Profiling costs CPU: leave it off for the figures.")
+	flag.DurationVar(&opts.roundSettle, "round-settle", 200*time.Millisecond,
+		"How long every implementation must use no CPU before a round of events starts.")
+	flag.BoolVar(&opts.breakdown, "breakdown", true,
+		"Have ours and the floor log the moments of each event at V(2), and break down the slowest events from their "+
+			"logs. That logging costs ours CPU it does not spend as deployed, at V(0): --breakdown=false measures CPU as "+
+			"deployed, with no breakdown.")
+	flag.DurationVar(&opts.profile, "cpu-profile", 0,
+		"If set, save a CPU profile of this length of each implementation in turn, from the start of the pod events, to "+
+			"the run's folder in the results. Profiling costs CPU: leave it off for the figures.")
 	flag.Parse()
 
 	var err error
@@ -158,7 +174,8 @@ func run(ctx context.Context, opts options) error {
 		for _, foos := range foosList {
 			friends := int(float64(foos)*opts.friendShare + 0.5)
 			if friends*len(opts.implementations) > pods || friends == 0 {
-				klog.InfoS("Skipping scenario: every implementation's Foos that name a pod need pods of their own", "pods", pods, "foos", foos, "friends", friends)
+				klog.InfoS("Skipping scenario: every implementation's Foos that name a pod need pods of their own",
+					"pods", pods, "foos", foos, "friends", friends)
 				continue
 			}
 			for run := 1; run <= opts.runs; run++ {

@@ -131,7 +131,9 @@ func runScenario(ctx context.Context, opts options, pods, foos, friends, run int
 	if len(impls)*friends > pods {
 		return nil, fmt.Errorf("%d implementations need %d friend pods each, more than the %d pods", len(impls), friends, pods)
 	}
-	scenario := &Scenario{Pods: pods, Foos: foos, Friends: friends, Events: opts.events, Namespaces: opts.namespaces, Run: run, InCluster: opts.inCluster}
+	scenario := &Scenario{
+		Pods: pods, Foos: foos, Friends: friends, Events: opts.events, Namespaces: opts.namespaces, Run: run, InCluster: opts.inCluster,
+	}
 	dir := filepath.Join(opts.resultsDir, fmt.Sprintf("P%d-F%d-run%d", pods, foos, run))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err

@@ -184,13 +184,13 @@ func containerCgroup(uid types.UID) (string, error) {
 // pod with uid: the container's cgroup.
 func podCgroup(cgroups string, uid types.UID) (string, bool) {
 	for _, line := range strings.Split(cgroups, "\n") {
-		fields := strings.SplitN(line, ":", 3)
-		if len(fields) != 3 || !slices.Contains(strings.Split(fields[1], ","), "cpuacct") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 || !slices.Contains(strings.Split(parts[1], ","), "cpuacct") {
 			continue
 		}
-		for _, part := range strings.Split(fields[2], "/") {
+		for _, part := range strings.Split(parts[2], "/") {
 			if part == "pod"+string(uid) {
-				return fields[2], true
+				return parts[2], true
 			}
 		}
 	}

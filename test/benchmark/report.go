@@ -161,7 +161,7 @@ type row struct {
 
 func tableRows(s *Scenario) []row {
 	perThousandPods := float64(s.Pods) / 1000
-	rows := []row{
+	figures := []row{
 		{"latency p50", func(r *Result) float64 { return r.Latency.P50 }, "ms"},
 		{"latency p90", func(r *Result) float64 { return r.Latency.P90 }, "ms"},
 		{"latency p99", func(r *Result) float64 { return r.Latency.P99 }, "ms"},
@@ -195,10 +195,11 @@ func tableRows(s *Scenario) []row {
 			verbs[verb] = true
 		}
 	}
+	requests := make([]row, 0, len(verbs))
 	for _, verb := range slices.Sorted(maps.Keys(verbs)) {
-		rows = append(rows, row{"API " + verb + " requests", func(r *Result) float64 { return r.Requests[verb] }, ""})
+		requests = append(requests, row{"API " + verb + " requests", func(r *Result) float64 { return r.Requests[verb] }, ""})
 	}
-	return rows
+	return slices.Concat(figures, requests)
 }
 
 // printTable writes one table per scenario and run: each implementation's figures, and the
@@ -318,13 +319,22 @@ func printTargets(out io.Writer, report *Report) {
 		return
 	}
 	fmt.Fprintf(out, "\nTargets for ours at P=%d, F=%d, over %d run(s) (reported, not enforced):\n", largest.Pods, largest.Foos, len(runs))
-	check := func(name string, met bool, detail string) {
-		verdict := "met"
-		if !met {
-			verdict = "MISSED"
-		}
-		fmt.Fprintf(out, "  %-46s %-6s %s\n", name, verdict, detail)
+	printTargetsOfRuns(out, runs)
+	printScaling(out, report, largest, runs[0])
+}
+
+// printCheck prints one target's verdict.
+func printCheck(out io.Writer, name string, met bool, detail string) {
+	verdict := "met"
+	if !met {
+		verdict = "MISSED"
 	}
+	fmt.Fprintf(out, "  %-46s %-6s %s\n", name, verdict, detail)
+}
+
+// printTargetsOfRuns compares ours with the targets in the runs of one size.
+func printTargetsOfRuns(out io.Writer, runs []*Scenario) {
+	check := func(name string, met bool, detail string) { printCheck(out, name, met, detail) }
 	// acrossRuns gives each run's ratio of ours to a reference, and their median.
 	acrossRuns := func(reference string, value func(*Result) float64) (float64, string, bool) {
 		var ratios []float64
@@ -370,7 +380,12 @@ func printTargets(out io.Writer, report *Report) {
 		}
 	}
 
-	// Across sizes, from the smallest to the largest number of pods (first runs).
+}
+
+// printScaling compares ours across sizes, from the smallest number of pods to the largest
+// (first runs; biggest is the first run of largest).
+func printScaling(out io.Writer, report *Report, largest, biggest *Scenario) {
+	check := func(name string, met bool, detail string) { printCheck(out, name, met, detail) }
 	var smallest *Scenario
 	for _, s := range report.Scenarios {
 		if s.Run == 1 && s.result(ours) != nil && (smallest == nil || s.Pods < smallest.Pods) {
@@ -380,7 +395,7 @@ func printTargets(out io.Writer, report *Report) {
 	if smallest == nil || smallest.Pods == largest.Pods {
 		return
 	}
-	small, big := smallest.result(ours), runs[0].result(ours)
+	small, big := smallest.result(ours), biggest.result(ours)
 	flat := func(name string, value func(*Result) float64) {
 		a, b := value(small), value(big)
 		if a == 0 {

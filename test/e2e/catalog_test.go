@@ -144,7 +144,8 @@ func (c *testCatalog) withRelease(version string) (*testCatalog, error) {
 // write writes the catalog into dir.
 func (c *testCatalog) write(dir string) error {
 	channel := fbcObject{"schema": "olm.channel", "package": packageName, "name": channelName, "entries": c.entries}
-	objects := []fbcObject{c.pkg, channel}
+	objects := make([]fbcObject, 0, 2+len(c.entries))
+	objects = append(objects, c.pkg, channel)
 	for _, entry := range c.entries {
 		objects = append(objects, c.bundles[entry["name"].(string)])
 	}

@@ -122,7 +122,7 @@ func catalogJourney() {
 	It("holds a published upgrade while a Foo asks it to, and completes it once the hold is removed", func(ctx context.Context) {
 		const head, next = "0.3.0", "0.4.0"
 		By("holding upgrades on foo-02")
-		patchHold(ctx, storyNamespace, "foo-02", "e2e: keep the current release")
+		patchHold(ctx, storyNamespace, "e2e: keep the current release")
 		Eventually(func(g Gomega) {
 			condition := &operatorsv2.OperatorCondition{}
 			g.Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: operatorNamespace, Name: csvName(head)}, condition)).To(Succeed())
@@ -154,7 +154,7 @@ func catalogJourney() {
 		expectManagerRunning(ctx, operatorNamespace, managerImage(head))
 
 		By("removing the hold")
-		patchHold(ctx, storyNamespace, "foo-02", "")
+		patchHold(ctx, storyNamespace, "")
 		expectInstalledRunning(ctx, operatorNamespace, packageName, next, managerImage(head))
 		expectGone(ctx, &operatorsv1alpha1.ClusterServiceVersion{ObjectMeta: metav1.ObjectMeta{
 			Namespace: operatorNamespace, Name: csvName(head)}}, installTimeout)

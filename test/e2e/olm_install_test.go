@@ -59,7 +59,7 @@ func installOLM(ctx context.Context) {
 	kubectl(ctx, "wait", "--for=condition=Available", "--timeout=2m", "apiservice/v1.packages.operators.coreos.com")
 
 	By("asking operator-sdk whether OLM is healthy")
-	proxy, trust := serveOLMRelease(ctx, release)
+	proxy, trust := serveOLMRelease(release)
 	output, err := runToolWithEnv(ctx, workDir, []string{"HTTPS_PROXY=" + proxy, "SSL_CERT_FILE=" + trust},
 		tools.operatorSDK, "olm", "status", "--olm-namespace", olmNamespace)
 	Expect(err).NotTo(HaveOccurred(), output)
@@ -147,7 +147,7 @@ func splitCRDs(manifests string) (crds, rest string) {
 // This machine has no route to github.com, so it serves them through an HTTPS proxy on
 // loopback, as a mirror of the release, with a certificate for github.com of a CA of its
 // own. It returns the proxy's URL and a trust bundle holding that CA and the registry's.
-func serveOLMRelease(ctx context.Context, releaseDir string) (proxyURL, trustBundle string) {
+func serveOLMRelease(releaseDir string) (proxyURL, trustBundle string) {
 	GinkgoHelper()
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	Expect(err).NotTo(HaveOccurred())

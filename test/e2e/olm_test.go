@@ -28,7 +28,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	appsv1 "k8s.io/api/apps/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -55,24 +54,6 @@ func managerImage(version string) string { return imageTagBase + ":v" + version 
 
 // bundleImage is the bundle image of a release, as published.
 func bundleImage(version string) string { return imageTagBase + "-bundle:v" + version }
-
-// subscribe installs the operator into namespace through an OperatorGroup targeting
-// targetNamespaces (none: all namespaces) and a Subscription to the stable channel of the
-// CatalogSource catalog (in OLM's namespace), with automatic approval.
-func subscribe(ctx context.Context, namespace, catalog string, targetNamespaces []string) {
-	GinkgoHelper()
-	Expect(k8sClient.Create(ctx, &operatorsv1.OperatorGroup{
-		ObjectMeta: metav1.ObjectMeta{Name: packageName, Namespace: namespace},
-		Spec:       operatorsv1.OperatorGroupSpec{TargetNamespaces: targetNamespaces},
-	})).To(Succeed())
-	Expect(k8sClient.Create(ctx, &operatorsv1alpha1.Subscription{
-		ObjectMeta: metav1.ObjectMeta{Name: packageName, Namespace: namespace},
-		Spec: &operatorsv1alpha1.SubscriptionSpec{
-			CatalogSource: catalog, CatalogSourceNamespace: olmNamespace,
-			Package: packageName, Channel: channelName, InstallPlanApproval: operatorsv1alpha1.ApprovalAutomatic,
-		},
-	})).To(Succeed())
-}
 
 // expectInstalled waits until release version is installed in namespace through its
 // Subscription: the InstallPlan Complete, the CRD established, the CSV Succeeded (which
@@ -166,7 +147,8 @@ func expectManagerRunning(ctx context.Context, namespace, image string) *corev1.
 
 // deniedRequest matches how a denied request shows in the manager's log (a JSON line, so
 // the quotes are escaped): who was denied what, where.
-var deniedRequest = regexp.MustCompile(`User \\?"([^"\\]+)\\?" cannot (\w+) resource \\?"([^"\\]+)\\?" in API group \\?"([^"\\]*)\\?" (?:in the namespace \\?"([^"\\]+)\\?"|at the cluster scope)`)
+var deniedRequest = regexp.MustCompile(`User \\?"([^"\\]+)\\?" cannot (\w+) resource \\?"([^"\\]+)\\?" ` +
+	`in API group \\?"([^"\\]*)\\?" (?:in the namespace \\?"([^"\\]+)\\?"|at the cluster scope)`)
 
 // handoverGrace is how long OLM may take to give the operator's ServiceAccount the RBAC of a
 // new CSV. In an AllNamespaces installation, OLM's OperatorGroup controller copies the CSV's

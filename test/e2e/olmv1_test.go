@@ -137,7 +137,7 @@ func olmv1Journey() {
 		Expect(pod.Spec.Containers[0].Env).NotTo(ContainElement(HaveField("Name", "OPERATOR_CONDITION_NAME")))
 
 		By("asking to hold upgrades on foo-02")
-		patchHold(ctx, storyNamespace, "foo-02", "e2e: keep the current release")
+		patchHold(ctx, storyNamespace, "e2e: keep the current release")
 		Eventually(func(g Gomega) {
 			var events corev1.EventList
 			g.Expect(k8sClient.List(ctx, &events, client.InNamespace(storyNamespace))).To(Succeed())
@@ -154,7 +154,7 @@ func olmv1Journey() {
 			}
 			g.Expect(seen).To(ContainElement("Warning "+controller.UpgradeHoldUnavailableReason), "the Events of foo-02")
 		}).WithContext(ctx).WithTimeout(operatorStepTimeout).Should(Succeed())
-		patchHold(ctx, storyNamespace, "foo-02", "")
+		patchHold(ctx, storyNamespace, "")
 
 		By("reading the manager's log: the missing OperatorCondition is told once, and the manager never restarted")
 		log, err := clientset.CoreV1().Pods(operatorNamespace).GetLogs(pod.Name, &corev1.PodLogOptions{}).DoRaw(ctx)
@@ -194,7 +194,8 @@ func olmv1Journey() {
 		// The README's namespace becomes ownNamespace, and the ClusterExtension asks to watch it.
 		own := strings.ReplaceAll(string(data), "namespace: "+operatorNamespace, "namespace: "+ownNamespace)
 		own = strings.Replace(own, "kind: ClusterExtension\nmetadata:\n  name: "+olmv1Extension+"\n",
-			"kind: ClusterExtension\nmetadata:\n  name: "+olmv1Extension+"\n  annotations:\n    olm.operatorframework.io/watch-namespace: "+ownNamespace+"\n", 1)
+			"kind: ClusterExtension\nmetadata:\n  name: "+olmv1Extension+"\n"+
+				"  annotations:\n    olm.operatorframework.io/watch-namespace: "+ownNamespace+"\n", 1)
 		Expect(own).To(ContainSubstring("watch-namespace"), "the README's ClusterExtension starts as the suite expects")
 		ownManifest := filepath.Join(workDir, "olmv1-own.yaml")
 		Expect(os.WriteFile(ownManifest, []byte(own), 0o644)).To(Succeed())
@@ -305,7 +306,7 @@ func conditionOf(obj *unstructured.Unstructured, kind string) string {
 // conditionsOf lists the conditions of obj's status, for messages.
 func conditionsOf(obj *unstructured.Unstructured) string {
 	conditions, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
-	var lines []string
+	lines := make([]string, 0, len(conditions))
 	for _, item := range conditions {
 		condition, _ := item.(map[string]any)
 		lines = append(lines, fmt.Sprintf("%v=%v (%v): %v", condition["type"], condition["status"], condition["reason"], condition["message"]))

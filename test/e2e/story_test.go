@@ -170,9 +170,9 @@ func expectSameFoos(ctx context.Context, namespace string, before map[string]*tu
 	}
 }
 
-// patchHold sets the hold-upgrades annotation of a Foo to reason, or removes it if reason
-// is empty.
-func patchHold(ctx context.Context, namespace, name, reason string) {
+// patchHold sets the hold-upgrades annotation of the story's foo-02 in namespace to reason,
+// or removes it if reason is empty.
+func patchHold(ctx context.Context, namespace, reason string) {
 	GinkgoHelper()
 	var value any
 	if reason != "" {
@@ -181,7 +181,7 @@ func patchHold(ctx context.Context, namespace, name, reason string) {
 	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
 		"annotations": map[string]any{tutorialv1.HoldUpgradesAnnotation: value}}})
 	Expect(err).NotTo(HaveOccurred())
-	Expect(k8sClient.Patch(ctx, &tutorialv1.Foo{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}},
+	Expect(k8sClient.Patch(ctx, &tutorialv1.Foo{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "foo-02"}},
 		client.RawPatch(types.MergePatchType, patch))).To(Succeed())
 }
 

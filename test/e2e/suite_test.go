@@ -133,7 +133,8 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	workDir = GinkgoT().TempDir()
 	Expect(writeToolsHome(workDir)).To(Succeed())
 
-	By("starting a local cluster with a node, its registry on " + registryAddress + " mirroring quay.io and registry.access.redhat.com, and an audit of Foo status writes")
+	By("starting a local cluster with a node, its registry on " + registryAddress +
+		" mirroring quay.io and registry.access.redhat.com, and an audit of Foo status writes")
 	auditPolicyFile := filepath.Join(workDir, "audit-policy.yaml")
 	Expect(os.WriteFile(auditPolicyFile, []byte(auditPolicy), 0o644)).To(Succeed())
 	dir := requiredEnv("E2E_DIR", "the folder of the suite's local cluster")
@@ -283,9 +284,9 @@ func describeExit(err error) string {
 }
 
 // kubectl runs kubectl as a user would, from the suite's folder.
-func kubectl(ctx context.Context, args ...string) string {
+func kubectl(ctx context.Context, args ...string) {
 	GinkgoHelper()
-	return run(ctx, workDir, tools.kubectl, args...)
+	run(ctx, workDir, tools.kubectl, args...)
 }
 
 // scratchDir makes an empty folder for a tool that writes into its working folder

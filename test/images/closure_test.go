@@ -67,7 +67,7 @@ func checkPublishedCatalog(t *testing.T, checkout string) {
 	bundles := serveCatalog(t, catalogRoot)
 
 	wantVersions := releases(t, checkout)
-	var gotVersions []string
+	gotVersions := make([]string, 0, len(bundles))
 	for _, bundle := range bundles {
 		gotVersions = append(gotVersions, bundle.Version)
 	}
@@ -565,7 +565,8 @@ func releases(t *testing.T, checkout string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	versions := []string{makefileVersion(t, checkout)}
+	versions := make([]string, 0, 1+len(matches))
+	versions = append(versions, makefileVersion(t, checkout))
 	for _, match := range matches {
 		versions = append(versions, filepath.Base(filepath.Dir(match)))
 	}

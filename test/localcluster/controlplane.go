@@ -181,7 +181,8 @@ func (cp *controlPlane) startAPIServer(ctx context.Context, c *Cluster, etcdURL 
 		"allow-privileged":                 "true",
 	}
 	if c.opts.Node {
-		kubeletClient, kubeletClientKey, err := cp.ca.client(cp.pki, "apiserver-kubelet-client", "kube-apiserver-kubelet-client", []string{"system:masters"})
+		kubeletClient, kubeletClientKey, err := cp.ca.client(cp.pki, "apiserver-kubelet-client", "kube-apiserver-kubelet-client",
+			[]string{"system:masters"})
 		if err != nil {
 			return err
 		}
@@ -319,7 +320,9 @@ func (cp *controlPlane) startControllerManager(c *Cluster) error {
 	if len(c.opts.Controllers) > 0 {
 		flags["controllers"] = strings.Join(c.opts.Controllers, ",")
 	}
-	_, err = c.start(ProcessOptions{Name: "kube-controller-manager", Binary: c.opts.Assets.ControllerManager, Namespace: c.Namespace, Args: flagList(flags)})
+	_, err = c.start(ProcessOptions{
+		Name: "kube-controller-manager", Binary: c.opts.Assets.ControllerManager, Namespace: c.Namespace, Args: flagList(flags),
+	})
 	return err
 }
 
@@ -399,7 +402,8 @@ func flagList(flags map[string]string) []string {
 func sanitize(name string) string {
 	out := []rune(name)
 	for i, r := range out {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-') {
+		allowed := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-'
+		if !allowed {
 			out[i] = '-'
 		}
 	}

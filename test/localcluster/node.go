@@ -109,7 +109,8 @@ func setUpNamespace(ctx context.Context, ns *Namespace, dir string) error {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		steps = append(steps, []string{"mount", "--bind", "-o", "ro", filepath.Join(dir, "sysctl", strings.ReplaceAll(name, "/", ".")), "/proc/sys/" + name})
+		value := filepath.Join(dir, "sysctl", strings.ReplaceAll(name, "/", "."))
+		steps = append(steps, []string{"mount", "--bind", "-o", "ro", value, "/proc/sys/" + name})
 	}
 	steps = append(steps,
 		[]string{"ip", "link", "set", "lo", "up"},

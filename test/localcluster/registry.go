@@ -167,7 +167,7 @@ func (r *Registry) waitReady(ctx context.Context, roots *x509.CertPool) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	url := "https://" + r.Host + "/v2/"
-	lastErr := errors.New("no answer yet")
+	var lastErr error
 	for {
 		request, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		if err != nil {

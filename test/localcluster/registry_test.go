@@ -54,9 +54,9 @@ func transportTrusting(t *testing.T, caFile string) http.RoundTripper {
 	if err != nil || !pool.AppendCertsFromPEM(data) {
 		t.Fatalf("reading the registry's CA %s: %v", caFile, err)
 	}
-	transport := http.DefaultTransport.(*http.Transport).Clone()
-	transport.TLSClientConfig.RootCAs = pool
-	return transport
+	trusting := http.DefaultTransport.(*http.Transport).Clone()
+	trusting.TLSClientConfig.RootCAs = pool
+	return trusting
 }
 
 // TestRegistryKeepsImagesAndTrustAcrossRestarts pushes an image over TLS, restarts the
@@ -131,19 +131,20 @@ func dir(r *Registry) string { return filepath.Dir(r.LogFile) }
 // a layout in the local registry.
 func TestImagesArePushedWhereTheNodePullsThem(t *testing.T) {
 	registry := &Registry{Host: "127.0.0.1:5000"}
-	for name, want := range map[string]string{
+	const digest = "e74b2ac57963c7f3ba19122a8c31c9f2a0deb3c0c5cac9e5323ccffd0ca198ed"
+	for reference, want := range map[string]string{
 		"pause:latest": "127.0.0.1:5000/pause:latest",
-		"127.0.0.1:5000/acme/nested/foo-operator:v1":                                              "127.0.0.1:5000/acme/nested/foo-operator:v1",
-		"quay.io/operator-framework/opm:v1.73.0":                                                  "127.0.0.1:5000/operator-framework/opm:v1.73.0",
-		"example.com/foo@sha256:e74b2ac57963c7f3ba19122a8c31c9f2a0deb3c0c5cac9e5323ccffd0ca198ed": "127.0.0.1:5000/foo@sha256:e74b2ac57963c7f3ba19122a8c31c9f2a0deb3c0c5cac9e5323ccffd0ca198ed",
+		"127.0.0.1:5000/acme/nested/foo-operator:v1": "127.0.0.1:5000/acme/nested/foo-operator:v1",
+		"quay.io/operator-framework/opm:v1.73.0":     "127.0.0.1:5000/operator-framework/opm:v1.73.0",
+		"example.com/foo@sha256:" + digest:           "127.0.0.1:5000/foo@sha256:" + digest,
 	} {
-		ref, err := registry.localReference(name)
+		ref, err := registry.localReference(reference)
 		if err != nil {
-			t.Errorf("%s: %v", name, err)
+			t.Errorf("%s: %v", reference, err)
 			continue
 		}
 		if ref.String() != want {
-			t.Errorf("%s is pushed as %s, want %s", name, ref, want)
+			t.Errorf("%s is pushed as %s, want %s", reference, ref, want)
 		}
 	}
 }

@@ -162,7 +162,7 @@ func grantedResources(permissions []operatorsv1alpha1.StrategyDeploymentPermissi
 }
 
 func ruleResources(rule rbacv1.PolicyRule) []string {
-	var resources []string
+	resources := make([]string, 0, len(rule.APIGroups)*len(rule.Resources))
 	for _, group := range rule.APIGroups {
 		for _, resource := range rule.Resources {
 			resources = append(resources, group+"/"+resource)

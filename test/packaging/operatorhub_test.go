@@ -85,7 +85,9 @@ func TestOperatorHubSubmissionPassesTheCommunityChecks(t *testing.T) {
 				"keywords": len(csv.Spec.Keywords) > 0, "maturity": csv.Spec.Maturity != "",
 				"minKubeVersion": csv.Spec.MinKubeVersion != "",
 			}
-			for _, annotation := range []string{"capabilities", "categories", "containerImage", "createdAt", "repository", "support", "description", "alm-examples"} {
+			for _, annotation := range []string{
+				"capabilities", "categories", "containerImage", "createdAt", "repository", "support", "description", "alm-examples",
+			} {
 				required["annotation "+annotation] = csv.Annotations[annotation] != ""
 			}
 			for field, present := range required {
