@@ -34,6 +34,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
@@ -93,15 +94,15 @@ func runFriend(ctx context.Context, namespace, name string) {
 			// pause stops at SIGTERM: the grace period changes nothing for the pod, but the
 			// namespace controller waits that long before it looks again at a namespace
 			// being deleted with the pod in it.
-			TerminationGracePeriodSeconds: ptrTo[int64](1),
+			TerminationGracePeriodSeconds: ptr.To[int64](1),
 			SecurityContext: &corev1.PodSecurityContext{
-				RunAsNonRoot: ptrTo(true), RunAsUser: ptrTo[int64](65535),
+				RunAsNonRoot: ptr.To(true), RunAsUser: ptr.To[int64](65535),
 				SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 			},
 			Containers: []corev1.Container{{
 				Name: "pause", Image: cluster.Image("pause"),
 				SecurityContext: &corev1.SecurityContext{
-					AllowPrivilegeEscalation: ptrTo(false),
+					AllowPrivilegeEscalation: ptr.To(false),
 					Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
 				},
 			}},

@@ -47,6 +47,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -214,13 +215,11 @@ func describePodsOnFailure(ctx context.Context) {
 		GinkgoWriter.Printf("Pod %s/%s: %s\n", pod.Namespace, pod.Name, localcluster.DescribePod(&pod))
 		for _, container := range pod.Spec.Containers {
 			logs, err := clientset.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, &corev1.PodLogOptions{
-				Container: container.Name, TailLines: ptrTo[int64](30)}).DoRaw(ctx)
+				Container: container.Name, TailLines: ptr.To[int64](30)}).DoRaw(ctx)
 			GinkgoWriter.Printf("  log of %s (%v):\n%s\n", container.Name, err, indent(string(logs)))
 		}
 	}
 }
-
-func ptrTo[T any](value T) *T { return &value }
 
 func indent(text string) string {
 	return "    " + strings.ReplaceAll(strings.TrimRight(text, "\n"), "\n", "\n    ")

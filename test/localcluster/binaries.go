@@ -66,7 +66,7 @@ func (b Assets) check(opts Options) error {
 		{b.Etcd, "etcd", "make envtest (KUBEBUILDER_ASSETS)"},
 		{b.APIServer, "kube-apiserver", "make envtest (KUBEBUILDER_ASSETS)"},
 	}
-	if opts.ControllerManager || opts.Node {
+	if opts.Node {
 		needs = append(needs, need{b.ControllerManager, "kube-controller-manager", "make kube-controller-manager"})
 	}
 	if opts.Node {

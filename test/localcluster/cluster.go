@@ -55,11 +55,6 @@ type Options struct {
 	// APIServerFlags are set on kube-apiserver besides (or over) the library's own.
 	APIServerFlags map[string]string
 
-	// ControllerManager runs kube-controller-manager with Controllers (empty: its
-	// defaults, every controller a cluster normally runs). A Node always has one.
-	ControllerManager bool
-	Controllers       []string
-
 	// Node runs the cluster as a real one: a kube-scheduler, a kube-controller-manager and
 	// one node (containerd, runc, kubelet, kube-proxy, CoreDNS), all inside a private
 	// network namespace; pods then really run. Needs root and Registry.
@@ -303,9 +298,6 @@ func (c *Cluster) stopOnSignal() (unwatch func()) {
 		})
 	}
 }
-
-// Processes are the processes the cluster started, in the order they started.
-func (c *Cluster) Processes() []*Process { return c.processes.all() }
 
 // LogTails is the last n lines of the log of every process the cluster started (the
 // ended ones first), for a failure report.

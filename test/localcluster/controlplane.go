@@ -24,10 +24,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -126,7 +124,7 @@ func startControlPlane(ctx context.Context, c *Cluster) (*controlPlane, error) {
 		return nil, err
 	}
 
-	if c.opts.ControllerManager || c.opts.Node {
+	if c.opts.Node {
 		if err := c.progress.Phase("Starting kube-controller-manager", func() (string, error) {
 			return "", cp.startControllerManager(c)
 		}); err != nil {
@@ -201,11 +199,9 @@ func (cp *controlPlane) startAPIServer(ctx context.Context, c *Cluster, etcdURL 
 		// cannot point there (Endpoints refuse loopback addresses), and nothing would use it.
 		flags["advertise-address"] = "127.0.0.1"
 		flags["endpoint-reconciler-type"] = "none"
-		if !c.opts.runsServiceAccountController() {
-			// No controller creates the namespaces' default ServiceAccounts: admit pods
-			// without them, as the tests' pods are only objects.
-			flags["disable-admission-plugins"] = "ServiceAccount"
-		}
+		// No controller creates the namespaces' default ServiceAccounts: admit pods without
+		// them, as the tests' pods are only objects.
+		flags["disable-admission-plugins"] = "ServiceAccount"
 	}
 	// The aggregation layer, as kubeadm sets it up: the apiserver proxies aggregated APIs
 	// (OLM's packageserver) as front-proxy-client, with the user in request headers.
@@ -317,9 +313,6 @@ func (cp *controlPlane) startControllerManager(c *Cluster) error {
 		"root-ca-file":                     filepath.Join(cp.pki, caCertFile),
 		"service-cluster-ip-range":         serviceCIDR,
 	}
-	if len(c.opts.Controllers) > 0 {
-		flags["controllers"] = strings.Join(c.opts.Controllers, ",")
-	}
 	_, err = c.start(ProcessOptions{
 		Name: "kube-controller-manager", Binary: c.opts.Assets.ControllerManager, Namespace: c.Namespace, Args: flagList(flags),
 	})
@@ -381,11 +374,6 @@ func (c *Cluster) writeKubeconfig(path string, auth *clientcmdapi.AuthInfo) erro
 	return clientcmd.WriteToFile(*config, path)
 }
 
-// TokenConfig is a client configuration that authenticates with token only.
-func (c *Cluster) TokenConfig(token string) *rest.Config {
-	return &rest.Config{Host: c.Config.Host, BearerToken: token, TLSClientConfig: rest.TLSClientConfig{CAData: c.cp.ca.certPEM}}
-}
-
 // CAFile is the PEM file of the CA that signed the apiserver's certificate.
 func (c *Cluster) CAFile() string { return filepath.Join(c.cp.pki, caCertFile) }
 
@@ -429,13 +417,4 @@ func freePorts(n int) ([]int, error) {
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
 	return ports, nil
-}
-
-// runsServiceAccountController tells whether kube-controller-manager runs the controller that
-// makes every namespace's default ServiceAccount, without which pods are refused.
-func (o Options) runsServiceAccountController() bool {
-	if o.Node {
-		return true
-	}
-	return o.ControllerManager && (len(o.Controllers) == 0 || slices.Contains(o.Controllers, "*") || slices.Contains(o.Controllers, "serviceaccount"))
 }

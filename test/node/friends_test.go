@@ -28,6 +28,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
@@ -74,7 +75,7 @@ var _ = Describe("Foos on a node", func() {
 		// busybox's sh ignores SIGTERM here, so the kubelet lets the container run for the
 		// whole grace period before it kills it.
 		slow := restrictedPod(namespace, "slow", cluster.Image("busybox"), "sh", "-c", `trap "" TERM; while true; do sleep 1; done`)
-		slow.Spec.TerminationGracePeriodSeconds = ptrTo[int64](8)
+		slow.Spec.TerminationGracePeriodSeconds = ptr.To[int64](8)
 		createRunning(ctx, slow)
 		expectHappy(ctx, key("foo"), true, tutorialv1.FriendFoundReason)
 

@@ -28,6 +28,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/example/foo-operator/test/harness"
 )
@@ -134,7 +135,7 @@ func scrape(ctx context.Context, namespace, name, serviceAccount string, withTok
 		attempt++
 		pod := restrictedPod(namespace, fmt.Sprintf("%s-%d", name, attempt), cluster.Image("httpget"), append(args, metricsURL)...)
 		pod.Spec.ServiceAccountName = serviceAccount
-		pod.Spec.AutomountServiceAccountToken = ptrTo(withToken)
+		pod.Spec.AutomountServiceAccountToken = ptr.To(withToken)
 		code, output = runToCompletion(ctx, pod)
 		return code
 	}).WithContext(ctx).WithTimeout(time.Minute).ShouldNot(BeEquivalentTo(2),

@@ -38,6 +38,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/example/foo-operator/test/harness"
@@ -126,12 +127,10 @@ func operatorLogsOnFailure(ctx context.Context) {
 	}
 	for _, pod := range pods.Items {
 		GinkgoWriter.Printf("Pod %s: %s\n", pod.Name, localcluster.DescribePod(&pod))
-		logs, err := clientset.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, &corev1.PodLogOptions{TailLines: ptrTo[int64](50)}).DoRaw(ctx)
+		logs, err := clientset.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, &corev1.PodLogOptions{TailLines: ptr.To[int64](50)}).DoRaw(ctx)
 		GinkgoWriter.Printf("Its log (%v):\n%s\n", err, logs)
 	}
 }
-
-func ptrTo[T any](value T) *T { return &value }
 
 // operatorPod returns the one running pod of the operator's Deployment.
 func operatorPod(ctx context.Context) (*corev1.Pod, error) {
@@ -182,13 +181,13 @@ func restrictedPod(namespace, name, image string, args ...string) *corev1.Pod {
 		Spec: corev1.PodSpec{
 			RestartPolicy: corev1.RestartPolicyNever,
 			SecurityContext: &corev1.PodSecurityContext{
-				RunAsNonRoot: ptrTo(true), RunAsUser: ptrTo[int64](65532),
+				RunAsNonRoot: ptr.To(true), RunAsUser: ptr.To[int64](65532),
 				SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 			},
 			Containers: []corev1.Container{{
 				Name: "main", Image: image, Args: args,
 				SecurityContext: &corev1.SecurityContext{
-					AllowPrivilegeEscalation: ptrTo(false),
+					AllowPrivilegeEscalation: ptr.To(false),
 					Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
 				},
 			}},
