@@ -74,8 +74,8 @@ func (r *FooReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	// At V(2), when each reconcile starts and ends, for the benchmark's breakdown of its
 	// slowest events; controller-runtime logs neither.
 	log := logf.FromContext(ctx)
-	log.V(2).Info("Reconciling")
-	defer log.V(2).Info("Reconciled")
+	log.V(2).Info(LogReconciling)
+	defer log.V(2).Info(LogReconciled)
 
 	var foo tutorialv1.Foo
 	if err := r.Get(ctx, req.NamespacedName, &foo); err != nil {
@@ -118,7 +118,7 @@ func (r *FooReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	if foo.ResourceVersion != version {
 		r.replaced.Store(req.NamespacedName, version)
 	}
-	log.V(1).Info("Updated status", "friend", foo.Spec.Name, "happy", desired.Happy)
+	log.V(1).Info(LogUpdatedStatus, "friend", foo.Spec.Name, "happy", desired.Happy)
 
 	if status.HappyTransition(before, desired) {
 		r.announceTransition(&foo, desired)

@@ -66,7 +66,7 @@ func foosNamingPod(reader client.Reader) func(context.Context, client.Object) []
 		if len(requests) > 0 {
 			// The moment a pod event reached the controller: the benchmark's breakdown of
 			// its slowest events starts here.
-			logf.FromContext(ctx).V(2).Info("Pod event for Foos", "pod", klog.KObj(pod), "foos", len(requests))
+			logf.FromContext(ctx).V(2).Info(LogPodEvent, "pod", klog.KObj(pod), "foos", len(requests))
 		}
 		return requests
 	}

@@ -29,6 +29,9 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/example/foo-operator/internal/controller"
+	"github.com/example/foo-operator/test/benchmark/fooapi"
 )
 
 // The breakdown of an event splits its latency at the moments the implementation logs at
@@ -128,17 +131,17 @@ func breakDown(event eventRecord, lines []logLine) (EventBreakdown, bool) {
 		}
 		return time.Time{}, false
 	}
-	delivered, ok := find(event.sent, func(l logLine) bool { return l.msg == "Pod event for Foos" && l.pod == event.pod })
+	delivered, ok := find(event.sent, func(l logLine) bool { return l.msg == controller.LogPodEvent && l.pod == event.pod })
 	if !ok {
 		return EventBreakdown{}, false
 	}
-	started, ok := find(delivered, func(l logLine) bool { return l.msg == "Reconciling" && l.foo == event.foo })
+	started, ok := find(delivered, func(l logLine) bool { return l.msg == controller.LogReconciling && l.foo == event.foo })
 	if !ok {
 		// The floor writes straight from the watch.
 		started = delivered
 	}
 	written, ok := find(started, func(l logLine) bool {
-		return (l.msg == "Updated status" || l.msg == "Patched status") && l.foo == event.foo && l.fine == happy
+		return l.msg == controller.LogUpdatedStatus && l.foo == event.foo && l.fine == happy
 	})
 	if !ok {
 		return EventBreakdown{}, false
@@ -158,11 +161,16 @@ func breakDown(event eventRecord, lines []logLine) (EventBreakdown, bool) {
 	}, true
 }
 
+// controllerRuntimeWorkersStarted is the message controller-runtime logs when a controller
+// starts its workers, which it does once the caches have synced. It is controller-runtime's
+// own, so it is named here rather than in internal/controller.
+const controllerRuntimeWorkersStarted = "Starting workers"
+
 // syncedAt reads from the implementation's log when it knew every pod and Foo: the first
 // "Starting workers" of ours (controller-runtime starts its workers once the caches have
 // synced), "Listed pods and Foos" of the floor. The naive design logs neither.
 func syncedAt(ctx context.Context, impl *implementation) (time.Time, bool, error) {
-	message := map[string]string{ours: "Starting workers", floor: "Listed pods and Foos"}[impl.name]
+	message := map[string]string{ours: controllerRuntimeWorkersStarted, floor: fooapi.LogFloorListed}[impl.name]
 	if message == "" {
 		return time.Time{}, false, nil
 	}

@@ -53,6 +53,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
+	"github.com/example/foo-operator/internal/controller"
 	"github.com/example/foo-operator/internal/status"
 	"github.com/example/foo-operator/test/benchmark/fooapi"
 )
@@ -209,7 +210,7 @@ func (f *floor) correctAll(ctx context.Context) (string, error) {
 	}
 	clear(f.terminating)
 	// The benchmark times the startup until here, as until the manager's caches synced.
-	f.log.Info("Listed pods and Foos", "pods", len(existing), "foos", len(f.all))
+	f.log.Info(fooapi.LogFloorListed, "pods", len(existing), "foos", len(f.all))
 	for i := range f.all {
 		foo := &f.all[i]
 		uid, exists := existing[types.NamespacedName{Namespace: foo.Namespace, Name: foo.Spec.Name}]
@@ -265,13 +266,13 @@ func (f *floor) follow(ctx context.Context, watcher watch.Interface, resourceVer
 			continue
 		}
 		// At V(2), the same moments as the manager logs, for the benchmark's breakdown.
-		f.log.V(2).Info("Pod event for Foos", "pod", klog.KObj(pod), "foos", len(f.naming[key]))
+		f.log.V(2).Info(controller.LogPodEvent, "pod", klog.KObj(pod), "foos", len(f.naming[key]))
 		for _, foo := range f.naming[key] {
 			if err := patchStatus(ctx, f.foos, foo, friend); err != nil {
 				f.log.Error(err, "Failed to patch the status", "foo", klog.KObj(foo))
 				continue
 			}
-			f.log.V(2).Info("Patched status", "foo", klog.KObj(foo), "happy", foo.Status.Happy)
+			f.log.V(2).Info(controller.LogUpdatedStatus, "foo", klog.KObj(foo), "happy", foo.Status.Happy)
 		}
 	}
 	return resourceVersion

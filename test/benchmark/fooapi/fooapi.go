@@ -32,6 +32,10 @@ import (
 	tutorialv1 "github.com/example/foo-operator/api/v1"
 )
 
+// LogFloorListed is the message the floor logs once it has listed every pod and Foo at start:
+// the moment the benchmark compares with ours' caches synced.
+const LogFloorListed = "Listed pods and Foos"
+
 // GroupVersion is the version of the Foo kind, in group.
 func GroupVersion(group string) schema.GroupVersion {
 	return schema.GroupVersion{Group: group, Version: tutorialv1.GroupVersion.Version}
