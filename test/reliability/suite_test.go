@@ -34,6 +34,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/example/foo-operator/test/harness"
+	"github.com/example/foo-operator/test/harness/suite"
 	"github.com/example/foo-operator/test/localcluster"
 )
 
@@ -65,7 +66,7 @@ func TestReliability(t *testing.T) {
 }
 
 var _ = BeforeSuite(func(ctx context.Context) {
-	env := harness.SetUpEnvironment(ctx, "foo-reliability-")
+	env := suite.SetUpEnvironment(ctx, "foo-reliability-")
 	controlPlane, installed, managerBin, workDir = env.ControlPlane, env.Installed, env.ManagerBin, env.WorkDir
 })
 

@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/example/foo-operator/test/harness"
+	"github.com/example/foo-operator/test/harness/suite"
 	"github.com/example/foo-operator/test/localcluster"
 )
 
@@ -49,7 +50,7 @@ func TestSecurity(t *testing.T) {
 }
 
 var _ = BeforeSuite(func(ctx context.Context) {
-	env := harness.SetUpEnvironment(ctx, "foo-security-")
+	env := suite.SetUpEnvironment(ctx, "foo-security-")
 	controlPlane, installed, managerBin, workDir = env.ControlPlane, env.Installed, env.ManagerBin, env.WorkDir
 })
 

@@ -14,7 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package harness
+// Package suite holds the Ginkgo side of the harness: what a Ginkgo suite calls from its
+// BeforeSuite. The harness package itself has no test framework in it, so that programs
+// such as the benchmark can use it without taking Ginkgo's flags.
+package suite
 
 import (
 	"context"
@@ -23,12 +26,14 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/example/foo-operator/test/harness"
 )
 
 // Environment is what a suite that runs the manager as its own process starts from: a
 // control plane with the operator's manifests installed, and the manager binary built.
 type Environment struct {
-	ControlPlane *ControlPlane
+	ControlPlane *harness.ControlPlane
 	// Installed is everything config/default renders to.
 	Installed  []*unstructured.Unstructured
 	ManagerBin string
@@ -46,10 +51,10 @@ func SetUpEnvironment(ctx context.Context, workDirPrefix string) *Environment {
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(os.RemoveAll, env.WorkDir)
 
-	env.ManagerBin, err = BuildManager(env.WorkDir)
+	env.ManagerBin, err = harness.BuildManager(env.WorkDir)
 	Expect(err).NotTo(HaveOccurred())
 
-	env.ControlPlane, err = StartControlPlane(ctx)
+	env.ControlPlane, err = harness.StartControlPlane(ctx)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { Expect(env.ControlPlane.Stop()).To(Succeed()) })
 
