@@ -30,7 +30,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
 )
@@ -147,13 +146,14 @@ var _ = Describe("Foo controller", func() {
 		expectHappy(foo, true, tutorialv1.FriendFoundReason)
 
 		By("changing only the Foo's labels, which makes the controller reconcile it")
-		reconcilesBefore := reconcileCount()
+		reconcilesBefore := logged.reconciled(foo)
 		current := &tutorialv1.Foo{}
 		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(foo), current)).To(Succeed())
 		patch := client.MergeFrom(current.DeepCopy())
 		current.Labels = map[string]string{"touched": "yes"}
 		Expect(k8sClient.Patch(ctx, current, patch)).To(Succeed())
-		Eventually(reconcileCount).Should(BeNumerically(">", reconcilesBefore))
+		Eventually(func() int { return logged.reconciled(foo) }).Should(BeNumerically(">", reconcilesBefore),
+			"reconciles of this Foo finished, from the manager's log")
 
 		By("seeing the resourceVersion stay at the label change")
 		Consistently(func(g Gomega) string {
@@ -291,24 +291,4 @@ func expectFriend(foo *tutorialv1.Foo, pod *corev1.Pod) {
 		g.Expect(current.Status.Happy).To(BeTrue())
 		g.Expect(current.Status.Friend).To(Equal(&tutorialv1.FriendReference{Name: pod.Name, UID: pod.UID}))
 	}).Should(Succeed())
-}
-
-// reconcileCount is how many reconciles the Foo controller has finished, from its metrics.
-func reconcileCount() float64 {
-	families, err := ctrlmetrics.Registry.Gather()
-	ExpectWithOffset(1, err).NotTo(HaveOccurred())
-	var total float64
-	for _, family := range families {
-		if family.GetName() != "controller_runtime_reconcile_total" {
-			continue
-		}
-		for _, metric := range family.GetMetric() {
-			for _, label := range metric.GetLabel() {
-				if label.GetName() == "controller" && label.GetValue() == ControllerName {
-					total += metric.GetCounter().GetValue()
-				}
-			}
-		}
-	}
-	return total
 }

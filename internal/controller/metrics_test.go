@@ -17,6 +17,7 @@ limitations under the License.
 package controller
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -39,38 +40,38 @@ var _ = Describe("Metrics", func() {
 	})
 
 	It("count the Foos of each namespace by happy state", func() {
-		foos := func(happy string) func() float64 {
-			return func() float64 {
-				return metricValue("foo_operator_foos", map[string]string{"namespace": namespace, "happy": happy})
+		foos := func(happy string) func(Gomega) float64 {
+			return func(g Gomega) float64 {
+				return metricValue(g, "foo_operator_foos", map[string]string{"namespace": namespace, "happy": happy})
 			}
 		}
 
 		foo01 := createFoo(namespace, "foo-01", "jack")
 		createFoo(namespace, "foo-02", "joe")
 		Eventually(foos("false")).Should(Equal(2.0))
-		Expect(foos("true")()).To(Equal(0.0), "a namespace reports both states")
+		Expect(foos("true")(Default)).To(Equal(0.0), "a namespace reports both states")
 
 		createJack(namespace)
 		Eventually(foos("true")).Should(Equal(1.0))
-		Expect(foos("false")()).To(Equal(1.0))
+		Expect(foos("false")(Default)).To(Equal(1.0))
 
 		Expect(k8sClient.Delete(ctx, foo01)).To(Succeed())
 		Eventually(foos("true")).Should(Equal(0.0))
-		Expect(foos("false")()).To(Equal(1.0))
+		Expect(foos("false")(Default)).To(Equal(1.0))
 	})
 
 	It("count happy transitions by the state turned to and its reason", func() {
-		transitions := func(happy, reason string) func() float64 {
-			return func() float64 {
-				return metricValue("foo_operator_happy_transitions_total", map[string]string{"happy": happy, "reason": reason})
+		transitions := func(happy, reason string) func(Gomega) float64 {
+			return func(g Gomega) float64 {
+				return metricValue(g, "foo_operator_happy_transitions_total", map[string]string{"happy": happy, "reason": reason})
 			}
 		}
 		turnedHappy := transitions("true", tutorialv1.FriendFoundReason)
-		turnedUnhappy := func() float64 {
-			return transitions("false", tutorialv1.FriendNotFoundReason)() +
-				transitions("false", tutorialv1.FriendTerminatingReason)()
+		turnedUnhappy := func(g Gomega) float64 {
+			return transitions("false", tutorialv1.FriendNotFoundReason)(g) +
+				transitions("false", tutorialv1.FriendTerminatingReason)(g)
 		}
-		happyBefore, unhappyBefore := turnedHappy(), turnedUnhappy()
+		happyBefore, unhappyBefore := turnedHappy(Default), turnedUnhappy(Default)
 
 		By("creating a Foo without a friend: it starts unhappy, which is no transition")
 		foo := createFoo(namespace, "foo", "jack")
@@ -126,10 +127,12 @@ var _ = Describe("Metrics", func() {
 })
 
 // metricValue returns the value of the gauge or counter name whose labels include labels,
-// or 0 if there is none, from the registry the manager serves.
-func metricValue(name string, labels map[string]string) float64 {
+// from the registry the manager serves. A series that is not there fails g: a count of
+// zero must be served as zero, or a dashboard cannot tell it from a missing one.
+func metricValue(g Gomega, name string, labels map[string]string) float64 {
 	families, err := ctrlmetrics.Registry.Gather()
-	ExpectWithOffset(1, err).NotTo(HaveOccurred())
+	g.Expect(err).NotTo(HaveOccurred())
+	var served []string
 	for _, family := range families {
 		if family.GetName() != name {
 			continue
@@ -141,8 +144,11 @@ func metricValue(name string, labels map[string]string) float64 {
 				}
 				return metric.GetGauge().GetValue()
 			}
+			served = append(served, metric.String())
 		}
 	}
+	missing := fmt.Errorf("metric %s has no series with labels %v; its series: %v", name, labels, served)
+	g.Expect(missing).NotTo(HaveOccurred(), "a zero must be served as a zero, not as a missing series")
 	return 0
 }
 

@@ -49,6 +49,8 @@ var (
 	managerClient client.Client
 	ctx           context.Context
 	cancel        context.CancelFunc
+	// logged is everything the manager logs, its reconciles' V(2) lines included.
+	logged = &managerLog{}
 )
 
 func TestControllers(t *testing.T) {
@@ -57,7 +59,7 @@ func TestControllers(t *testing.T) {
 }
 
 var _ = BeforeSuite(func() {
-	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
+	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true), logged.alsoTo()))
 	// A real apiserver on a busy machine can take seconds to answer; a broken controller
 	// never gets there, so a generous bound costs nothing when the tests pass.
 	SetDefaultEventuallyTimeout(30 * time.Second)
