@@ -1,0 +1,37 @@
+# The demo and the local cluster for users: included by the Makefile.
+
+##@ Try it on this machine
+
+# DEMO_DIR is the scratch folder of the demo and of `make cluster`: their clusters' data,
+# kubeconfigs, logs, and the local registry's images.
+DEMO_DIR ?= $(CURDIR)/.demo
+
+# DEMO_KUBECTL is the kubectl the demo drives: the one on PATH, or else one built from Go
+# modules at the control plane's version.
+DEMO_KUBECTL ?= $(or $(shell command -v kubectl 2>/dev/null),$(KUBECTL_LOCAL))
+
+DEMO = $(LOCALBIN)/demo --dir "$(DEMO_DIR)" --kubectl "$(DEMO_KUBECTL)"
+
+.PHONY: demo
+demo: build envtest demo-program demo-kubectl ## Show the operator at work on a local kube-apiserver and etcd, then stop everything.
+	@KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(DEMO) --manager "$(LOCALBIN)/manager"
+
+.PHONY: demo-node
+demo-node: node imagebuilder kustomize controller-gen demo-program demo-kubectl ## Play the same story on a local cluster with a real node, the operator deployed as a pod (as root).
+	@$(NODE_ENV) $(DEMO) --node
+
+.PHONY: cluster
+cluster: node imagebuilder kustomize controller-gen demo-program demo-kubectl ## Leave a local cluster with a real node and an image registry running, for kubectl and make (as root).
+	@$(NODE_ENV) $(DEMO) --cluster
+
+.PHONY: cluster-down
+cluster-down: demo-program ## Stop what `make cluster` started.
+	@$(DEMO) --cluster-down
+
+.PHONY: demo-program
+demo-program:
+	@go build -o $(LOCALBIN)/demo ./hack/demo
+
+.PHONY: demo-kubectl
+demo-kubectl:
+	@if [ "$(DEMO_KUBECTL)" = "$(KUBECTL_LOCAL)" ]; then $(MAKE) --no-print-directory kubectl; fi

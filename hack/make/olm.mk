@@ -1,0 +1,146 @@
+# The OLM bundle, the catalog, the images of every release and their publishing: included
+# by the Makefile.
+
+##@ OLM bundle and catalog
+
+# The bundle's ClusterServiceVersion and the catalog's entries are named after the package.
+PACKAGE := foo-operator
+BUNDLE_CSV := bundle/manifests/$(PACKAGE).clusterserviceversion.yaml
+CSV_BASE := config/manifests/bases/$(PACKAGE).clusterserviceversion.yaml
+CATALOG_DIR := catalog
+PACKAGE_CATALOG := $(CATALOG_DIR)/$(PACKAGE)
+
+# createdAt is when the release was cut. operator-sdk stamps the time of every run instead,
+# so the bundle takes it from the CSV base, which `make release` sets.
+CREATED_AT = $(shell awk '$$1 == "createdAt:" { print $$2; exit }' $(CSV_BASE))
+
+.PHONY: bundle
+bundle: manifests kustomize operator-sdk stage-bundle ## Generate the OLM bundle of VERSION running IMG (bundle/, or an earlier release's under bin/releases), then validate it.
+ifneq ($(RELEASE_DIR),)
+	@$(STAGE_BUNDLE) --from releases/$(VERSION) --image $(IMG) --out $(BUNDLE_DIR)
+	@echo "==> Staged the bundle of release $(VERSION), running $(IMG), in $(BUNDLE_DIR)"
+else
+	$(OPERATOR_SDK) generate kustomize manifests -q --interactive=false
+	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMG)
+	$(KUSTOMIZE) build config/manifests | $(OPERATOR_SDK) generate bundle -q --overwrite --version $(VERSION) $(BUNDLE_METADATA_OPTS)
+	sed -e 's|^    createdAt: .*|    createdAt: $(CREATED_AT)|' \
+		-e 's|^    containerImage: .*|    containerImage: $(IMG)|' $(BUNDLE_CSV) > $(BUNDLE_CSV).tmp
+	mv $(BUNDLE_CSV).tmp $(BUNDLE_CSV)
+endif
+	$(OPERATOR_SDK) bundle validate $(BUNDLE_DIR) --select-optional suite=operatorframework
+
+.PHONY: bundle-build
+bundle-build: release-source bundle $(IMAGE_TOOL_DEPS) ## Build the bundle image BUNDLE_IMG of VERSION, its CSV running IMG.
+ifeq ($(CONTAINER_TOOL),imagebuilder)
+	$(IMAGEBUILDER) bundle --store $(IMAGE_STORE) --dir $(BUNDLE_DIR) --tag $(BUNDLE_IMG)
+else
+	$(CONTAINER_TOOL) build -f $(BUNDLE_CONTEXT)/bundle.Dockerfile -t $(BUNDLE_IMG) $(BUNDLE_CONTEXT)
+endif
+
+.PHONY: bundle-push
+bundle-push: $(IMAGE_TOOL_DEPS) ## Push the bundle image BUNDLE_IMG.
+ifeq ($(CONTAINER_TOOL),imagebuilder)
+	$(IMAGEBUILDER) push --store $(IMAGE_STORE) --tag $(BUNDLE_IMG)
+else
+	$(CONTAINER_TOOL) push $(BUNDLE_IMG)
+endif
+
+# OPM_IMAGE serves the catalog image; pinned to the opm that renders and validates the catalog.
+OPM_IMAGE ?= quay.io/operator-framework/opm:$(OPM_VERSION)
+
+# catalog renders the bundle of every release, earlier ones staged with their images under
+# IMAGE_TAG_BASE, into the file-based catalog: each entry names its bundle image and carries
+# olm.csv.metadata rather than the bundle's objects (which OpenShift's community catalogs
+# refuse since 4.17; OLM unpacks the bundle image instead). opm migrates only entries that name
+# their image, so each is rendered from its folder, named, then migrated. The graph is the
+# committed channel file, which `make release` extends.
+.PHONY: catalog
+catalog: bundle opm ## Render every release's bundle into the file-based catalog for IMAGE_TAG_BASE, then validate the catalog.
+	@for version in $(RELEASES); do \
+		$(MAKE) --no-print-directory bundle VERSION=$$version IMG=$(IMAGE_TAG_BASE):v$$version >/dev/null || exit 1; \
+	done
+	@for version in $(RELEASES) $(VERSION); do \
+		dir=bundle; [ "$$version" = "$(VERSION)" ] || dir=$(LOCALBIN)/releases/$$version/bundle; \
+		named=$(LOCALBIN)/catalog-render/$$version; rm -rf $$named; mkdir -p $$named; \
+		$(OPM) render $$dir --output yaml \
+			| sed -e "s|^image: \"\"$$|image: $(IMAGE_TAG_BASE)-bundle:v$$version|" > $$named/bundle.yaml || exit 1; \
+		$(OPM) render $$named --migrate-level=bundle-object-to-csv-metadata --output yaml \
+			> $(PACKAGE_CATALOG)/$(PACKAGE).v$$version.yaml || exit 1; \
+		echo "==> Rendered $(PACKAGE).v$$version, bundle image $(IMAGE_TAG_BASE)-bundle:v$$version"; \
+	done
+	$(OPM) validate $(CATALOG_DIR)
+	rm -f $(CATALOG_DIR).Dockerfile
+	$(OPM) generate dockerfile $(CATALOG_DIR) --builder-image $(OPM_IMAGE) --base-image $(OPM_IMAGE)
+
+.PHONY: catalog-build
+catalog-build: catalog $(IMAGE_TOOL_DEPS) $(if $(filter imagebuilder,$(CONTAINER_TOOL)),opm-image) ## Build the catalog image CATALOG_IMG from catalog.Dockerfile.
+ifeq ($(CONTAINER_TOOL),imagebuilder)
+	$(IMAGEBUILDER) catalog --store $(IMAGE_STORE) --configs $(CATALOG_DIR) --base $(OPM_IMAGE) --opm $(OPM) --tag $(CATALOG_IMG)
+else
+	$(CONTAINER_TOOL) build -f $(CATALOG_DIR).Dockerfile -t $(CATALOG_IMG) .
+endif
+
+.PHONY: catalog-push
+catalog-push: $(IMAGE_TOOL_DEPS) ## Push the catalog image CATALOG_IMG.
+ifeq ($(CONTAINER_TOOL),imagebuilder)
+	$(IMAGEBUILDER) push --store $(IMAGE_STORE) --tag $(CATALOG_IMG)
+else
+	$(CONTAINER_TOOL) push $(CATALOG_IMG)
+endif
+
+# opm-image builds, for imagebuilder, the opm base image under the reference that
+# catalog.Dockerfile names, from the pinned opm: so the catalog image is built FROM the same
+# reference whichever CONTAINER_TOOL builds it. Its binaries are static, for this machine's
+# architecture.
+.PHONY: opm-image
+opm-image: imagebuilder opm-static grpc-health-probe
+	@$(IMAGEBUILDER) opm --store $(IMAGE_STORE) --opm $(OPM_STATIC) --health-probe $(GRPC_HEALTH_PROBE) --busybox $$(command -v busybox) \
+		--platform $(OPM_IMAGE_PLATFORM) --tag $(OPM_IMAGE)
+
+# images builds every image of every release (manager, bundle), then the catalog image;
+# images-push pushes them; publish does both. The catalog names the bundles of every release
+# under IMAGE_TAG_BASE, so all of them are published together.
+.PHONY: images
+images: ## Build the manager and bundle images of every release and the catalog image, all under IMAGE_TAG_BASE.
+	@for version in $(RELEASES) $(VERSION); do \
+		$(MAKE) --no-print-directory docker-build bundle-build VERSION=$$version \
+			IMG=$(IMAGE_TAG_BASE):v$$version BUNDLE_IMG=$(IMAGE_TAG_BASE)-bundle:v$$version || exit 1; \
+	done
+	@$(MAKE) --no-print-directory catalog-build
+
+.PHONY: images-push
+images-push: ## Push what `make images` built.
+	@for version in $(RELEASES) $(VERSION); do \
+		$(MAKE) --no-print-directory docker-push bundle-push VERSION=$$version \
+			IMG=$(IMAGE_TAG_BASE):v$$version BUNDLE_IMG=$(IMAGE_TAG_BASE)-bundle:v$$version || exit 1; \
+	done
+	@$(MAKE) --no-print-directory catalog-push
+
+.PHONY: publish
+publish: images images-push ## Build and push every image a cluster installing the operator pulls, under IMAGE_TAG_BASE.
+
+# OPERATORHUB_DIR receives the community-operators submission of every release.
+OPERATORHUB_DIR ?= $(LOCALBIN)/operatorhub
+
+# operatorhub writes every release in the layout of a community-operators pull request:
+# operators/foo-operator/VERSION/{manifests,metadata} and ci.yaml. Those catalogs are built
+# from the bundles alone (replaces mode), so each CSV carries its entry of the stable
+# channel as spec.replaces and olm.skipRange.
+.PHONY: operatorhub
+operatorhub: stage-bundle ## Write every release in the community-operators layout into OPERATORHUB_DIR.
+	@rm -rf $(OPERATORHUB_DIR) && mkdir -p $(OPERATORHUB_DIR)/operators/$(PACKAGE)
+	@for version in $(RELEASES) $(VERSION); do \
+		from=releases/$$version; [ "$$version" = "$(VERSION)" ] && from=bundle; \
+		out=$(OPERATORHUB_DIR)/operators/$(PACKAGE)/$$version; \
+		$(STAGE_BUNDLE) --from $$from --image $(IMAGE_TAG_BASE):v$$version --out $$out \
+			--channel $(PACKAGE_CATALOG)/channel-stable.yaml || exit 1; \
+		rm -rf $$out/tests; \
+	done
+	@printf '%s\n' '# The upgrade graph comes from each CSV'"'"'s spec.replaces and olm.skipRange.' \
+		'updateGraph: replaces-mode' > $(OPERATORHUB_DIR)/operators/$(PACKAGE)/ci.yaml
+	@echo "==> Wrote releases $(RELEASES) $(VERSION) for community-operators into $(OPERATORHUB_DIR)"
+
+.PHONY: release
+release: opm ## Cut release VERSION: add it to the stable channel after the newest release, then regenerate the bundle and catalog.
+	hack/release.sh $(VERSION) $(PACKAGE_CATALOG) $(CSV_BASE)
+	$(MAKE) --no-print-directory catalog VERSION=$(VERSION)

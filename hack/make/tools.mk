@@ -1,0 +1,285 @@
+# Every tool the targets use, built from a pinned Go module under hack/tools: included by
+# the Makefile.
+
+##@ Tools
+
+# Every tool is built from a pinned Go module under hack/tools into LOCALBIN, named with its
+# version so that a version bump in a tools go.mod builds the new one.
+LOCALBIN ?= $(CURDIR)/bin
+TOOLS_MODULES := hack/tools hack/tools/kubernetes hack/tools/etcd hack/tools/operator-sdk hack/tools/olm hack/tools/registry \
+	hack/tools/containerd hack/tools/coredns hack/tools/golangci-lint
+
+# mod-version prints the version at which the go.mod in folder $(1) requires module $(2).
+mod-version = $(shell awk '$$1 == "require" { $$1 = ""; $$0 = $$0 } $$1 == "$(2)" { print $$2; exit }' $(1)/go.mod)
+
+CONTROLLER_TOOLS_VERSION := $(call mod-version,hack/tools,sigs.k8s.io/controller-tools)
+KUSTOMIZE_VERSION := $(call mod-version,hack/tools,sigs.k8s.io/kustomize/kustomize/v5)
+CRD_REF_DOCS_VERSION := $(call mod-version,hack/tools,github.com/elastic/crd-ref-docs)
+GOLANGCI_LINT_VERSION := $(call mod-version,hack/tools/golangci-lint,github.com/golangci/golangci-lint/v2)
+KUBE_VERSION := $(patsubst v%,%,$(call mod-version,hack/tools/kubernetes,k8s.io/kubernetes))
+ETCD_VERSION := $(call mod-version,hack/tools/etcd,go.etcd.io/etcd/server/v3)
+OPERATOR_SDK_VERSION := $(call mod-version,hack/tools/operator-sdk,github.com/operator-framework/operator-sdk)
+OPM_VERSION := $(call mod-version,hack/tools/olm,github.com/operator-framework/operator-registry)
+OLM_VERSION := $(call mod-version,hack/tools/olm,github.com/operator-framework/operator-lifecycle-manager)
+REGISTRY_VERSION := $(call mod-version,hack/tools/registry,github.com/distribution/distribution/v3)
+GRPC_HEALTH_PROBE_VERSION := $(call mod-version,hack/tools/olm,github.com/grpc-ecosystem/grpc-health-probe)
+CONTAINERD_VERSION := $(call mod-version,hack/tools/containerd,github.com/containerd/containerd/v2)
+COREDNS_VERSION := $(call mod-version,hack/tools/coredns,github.com/coredns/coredns)
+HELM_VERSION := $(call mod-version,hack/tools/operator-sdk,helm.sh/helm/v3)
+OLMV1_VERSION := $(call mod-version,hack/tools/operator-sdk,github.com/operator-framework/operator-controller)
+
+CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
+KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
+OPERATOR_SDK ?= $(LOCALBIN)/operator-sdk-$(OPERATOR_SDK_VERSION)
+OPM ?= $(LOCALBIN)/opm-$(OPM_VERSION)
+CRD_REF_DOCS ?= $(LOCALBIN)/crd-ref-docs-$(CRD_REF_DOCS_VERSION)
+GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
+REGISTRY_SERVER ?= $(LOCALBIN)/registry-$(REGISTRY_VERSION)
+# The binaries of the opm base image: static, for the image's platform.
+# opm is built without cgo (none of what this project runs needs its SQLite), so on Linux the
+# opm of this machine is static and serves as the image's; elsewhere one is cross-compiled.
+OPM_IMAGE_PLATFORM := linux/$(GOARCH)
+OPM_STATIC ?= $(if $(filter linux,$(GOOS)),$(OPM),$(LOCALBIN)/linux-$(GOARCH)/opm-$(OPM_VERSION))
+GRPC_HEALTH_PROBE ?= $(LOCALBIN)/linux-$(GOARCH)/grpc_health_probe-$(GRPC_HEALTH_PROBE_VERSION)
+# This project's own build tools, rebuilt when their source changes.
+IMAGEBUILDER ?= $(LOCALBIN)/imagebuilder
+STAGE_BUNDLE ?= $(LOCALBIN)/stage-bundle
+
+# KUBECTL_LOCAL is a kubectl built from Go modules: the tests use it, so that what they
+# check of kubectl's output does not depend on the machine; so does the demo, on machines
+# without a kubectl.
+KUBECTL_VERSION := $(patsubst v%,%,$(call mod-version,hack/tools/kubernetes,k8s.io/kubernetes))
+KUBECTL_LOCAL ?= $(LOCALBIN)/kubectl-v$(KUBECTL_VERSION)
+OLM_BIN ?= $(LOCALBIN)/olm-$(OLM_VERSION)
+OLMV1_BIN ?= $(LOCALBIN)/olmv1-$(OLMV1_VERSION)
+SCORECARD_TEST ?= $(LOCALBIN)/scorecard-test-$(OPERATOR_SDK_VERSION)
+HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
+
+# ENVTEST_ASSETS holds the control plane the tests run against (KUBEBUILDER_ASSETS).
+ENVTEST_ASSETS ?= $(LOCALBIN)/k8s/$(KUBE_VERSION)-etcd-$(ETCD_VERSION)-$(GOOS)-$(GOARCH)
+
+# kube-apiserver reports the version it is linked with; unlinked, it says v0.0.0 and
+# clients that check a minimum Kubernetes version refuse it.
+KUBE_APISERVER_LDFLAGS := -s -w \
+	-X k8s.io/component-base/version.gitVersion=v$(KUBE_VERSION) \
+	-X k8s.io/component-base/version.gitMajor=$(word 1,$(subst ., ,$(KUBE_VERSION))) \
+	-X k8s.io/component-base/version.gitMinor=$(word 2,$(subst ., ,$(KUBE_VERSION)))
+
+# kubectl, likewise, so that `kubectl version` tells which one it is.
+KUBECTL_LDFLAGS := -s -w \
+	-X k8s.io/component-base/version.gitVersion=v$(KUBECTL_VERSION) \
+	-X k8s.io/component-base/version.gitMajor=$(word 1,$(subst ., ,$(KUBECTL_VERSION))) \
+	-X k8s.io/component-base/version.gitMinor=$(word 2,$(subst ., ,$(KUBECTL_VERSION)))
+
+# go-build-tool builds package $(3) of the tools module in folder $(2) into the binary $(1),
+# with extra `go build` flags $(4) and environment $(5), printing one line when it starts and
+# one when it is done.
+define go-build-tool
+@mkdir -p $(dir $(1))
+@echo "==> Building $(notdir $(1)) from $(3) (first use only)"
+@start=$$(date +%s); \
+	cd $(2) && $(5) go build $(4) -o $(1).tmp $(3) && mv $(1).tmp $(1) || exit 1; \
+	echo "==> Built $(notdir $(1)) in $$(( $$(date +%s) - start ))s"
+endef
+
+.PHONY: controller-gen
+controller-gen: $(CONTROLLER_GEN) ## Build controller-gen.
+$(CONTROLLER_GEN):
+	$(call go-build-tool,$@,hack/tools,sigs.k8s.io/controller-tools/cmd/controller-gen)
+
+.PHONY: kustomize
+kustomize: $(KUSTOMIZE) ## Build kustomize.
+$(KUSTOMIZE):
+	$(call go-build-tool,$@,hack/tools,sigs.k8s.io/kustomize/kustomize/v5)
+
+.PHONY: crd-ref-docs
+crd-ref-docs: $(CRD_REF_DOCS) ## Build crd-ref-docs.
+$(CRD_REF_DOCS):
+	$(call go-build-tool,$@,hack/tools,github.com/elastic/crd-ref-docs)
+
+.PHONY: golangci-lint
+golangci-lint: $(GOLANGCI_LINT) ## Build golangci-lint (a few minutes the first time).
+$(GOLANGCI_LINT):
+	$(call go-build-tool,$@,hack/tools/golangci-lint,github.com/golangci/golangci-lint/v2/cmd/golangci-lint,-ldflags "-s -w -X main.version=$(patsubst v%,%,$(GOLANGCI_LINT_VERSION))")
+
+.PHONY: kubectl
+kubectl: $(KUBECTL_LOCAL) ## Build kubectl (about a minute the first time).
+$(KUBECTL_LOCAL):
+	$(call go-build-tool,$@,hack/tools/kubernetes,k8s.io/kubernetes/cmd/kubectl,-ldflags "$(KUBECTL_LDFLAGS)")
+
+.PHONY: envtest
+envtest: $(ENVTEST_ASSETS)/kube-apiserver $(ENVTEST_ASSETS)/etcd ## Build the tests' control plane: kube-apiserver and etcd (about 10 minutes the first time).
+$(ENVTEST_ASSETS)/kube-apiserver:
+	$(call go-build-tool,$@,hack/tools/kubernetes,k8s.io/kubernetes/cmd/kube-apiserver,-ldflags "$(KUBE_APISERVER_LDFLAGS)")
+$(ENVTEST_ASSETS)/etcd:
+	$(call go-build-tool,$@,hack/tools/etcd,go.etcd.io/etcd/server/v3,-ldflags "-s -w")
+
+# KUBE_CONTROLLER_MANAGER runs beside the apiserver wherever the tests need its controllers
+# (the garbage collector, ServiceAccounts, Deployments), and always with a node.
+KUBE_CONTROLLER_MANAGER ?= $(ENVTEST_ASSETS)/kube-controller-manager
+
+.PHONY: kube-controller-manager
+kube-controller-manager: $(KUBE_CONTROLLER_MANAGER) ## Build kube-controller-manager.
+$(KUBE_CONTROLLER_MANAGER):
+	$(call go-build-tool,$@,hack/tools/kubernetes,k8s.io/kubernetes/cmd/kube-controller-manager,-ldflags "$(KUBE_APISERVER_LDFLAGS)")
+
+# The local cluster's node: kube-scheduler, kubelet and kube-proxy of the apiserver's
+# Kubernetes release, beside it in ENVTEST_ASSETS; containerd and its runc shim; the node's
+# images. runc, the CNI plugins, tini and the netfilter tools come from Debian (NODE_PACKAGES).
+KUBE_SCHEDULER ?= $(ENVTEST_ASSETS)/kube-scheduler
+KUBELET ?= $(ENVTEST_ASSETS)/kubelet
+KUBE_PROXY ?= $(ENVTEST_ASSETS)/kube-proxy
+CONTAINERD ?= $(LOCALBIN)/containerd-$(CONTAINERD_VERSION)
+COREDNS ?= $(LOCALBIN)/coredns-$(COREDNS_VERSION)
+# NODE_IMAGES is the OCI image layout of the images the node pulls from the local registry:
+# pause, coredns, and the tests' busybox and httpget.
+NODE_IMAGES ?= $(LOCALBIN)/node-images
+NODE_PACKAGES := runc containernetworking-plugins tini iptables nftables conntrack busybox-static
+NODE_ENV = KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" CONTAINERD="$(CONTAINERD)" REGISTRY_SERVER="$(REGISTRY_SERVER)" NODE_IMAGES="$(NODE_IMAGES)"
+
+.PHONY: node
+node: envtest kube-controller-manager registry $(KUBE_SCHEDULER) $(KUBELET) $(KUBE_PROXY) $(CONTAINERD)/containerd node-images node-packages ## Build the local cluster's node (about 10 minutes the first time).
+
+.PHONY: node-packages
+node-packages:
+	@missing=""; for tool in runc tini nft iptables conntrack busybox; do command -v $$tool >/dev/null || missing="$$missing $$tool"; done; \
+		[ -x /usr/lib/cni/bridge ] || missing="$$missing cni-plugins"; \
+		if [ -n "$$missing" ]; then echo "The node needs$$missing: apt-get install $(NODE_PACKAGES)" >&2; exit 1; fi
+
+$(KUBE_SCHEDULER):
+	$(call go-build-tool,$@,hack/tools/kubernetes,k8s.io/kubernetes/cmd/kube-scheduler,-ldflags "$(KUBE_APISERVER_LDFLAGS)")
+$(KUBELET):
+	$(call go-build-tool,$@,hack/tools/kubernetes,k8s.io/kubernetes/cmd/kubelet,-ldflags "$(KUBE_APISERVER_LDFLAGS)")
+$(KUBE_PROXY):
+	$(call go-build-tool,$@,hack/tools/kubernetes,k8s.io/kubernetes/cmd/kube-proxy,-ldflags "$(KUBE_APISERVER_LDFLAGS)")
+
+# containerd, its client ctr and its runc shim, without the snapshotters that need C
+# libraries this machine does not have (the node uses overlayfs).
+CONTAINERD_PKG := github.com/containerd/containerd/v2
+CONTAINERD_FLAGS := -tags "no_btrfs no_devmapper no_zfs" -ldflags "-s -w -X $(CONTAINERD_PKG)/version.Version=$(CONTAINERD_VERSION)"
+$(CONTAINERD)/containerd:
+	@mkdir -p $(CONTAINERD)
+	@echo "==> Building containerd $(CONTAINERD_VERSION), ctr and containerd-shim-runc-v2 (first use only)"
+	@start=$$(date +%s); \
+		cd hack/tools/containerd && go build $(CONTAINERD_FLAGS) -o $(CONTAINERD).tmp/ \
+			$(CONTAINERD_PKG)/cmd/containerd $(CONTAINERD_PKG)/cmd/ctr $(CONTAINERD_PKG)/cmd/containerd-shim-runc-v2 && \
+		mv $(CONTAINERD).tmp/* $(CONTAINERD)/ && rmdir $(CONTAINERD).tmp || exit 1; \
+		echo "==> Built containerd in $$(( $$(date +%s) - start ))s"
+
+# CoreDNS runs as a pod, from an image holding this static binary: CoreDNS with the
+# plugins the cluster uses (hack/tools/coredns/main.go).
+$(COREDNS):
+	$(call go-build-tool,$@,hack/tools/coredns,github.com/example/foo-operator/hack/tools/coredns,-ldflags "-s -w",CGO_ENABLED=0)
+
+NODE_IMAGE_SOURCES := $(wildcard test/localcluster/images/*/*.go)
+
+.PHONY: node-images
+node-images: $(NODE_IMAGES)/index.json ## Build the images the local node pulls: pause, coredns, busybox, httpget.
+$(NODE_IMAGES)/index.json: $(COREDNS) $(NODE_IMAGE_SOURCES) $(IMAGEBUILDER) | node-packages
+	@rm -rf $(NODE_IMAGES)
+	@$(IMAGEBUILDER) node --store $(NODE_IMAGES) --coredns $(COREDNS) --coredns-tag $(COREDNS_VERSION) --busybox $$(command -v busybox)
+
+# operator-sdk stamps its version into the bundles it generates (builder annotation,
+# scorecard image tags); the openpgp tag avoids a C dependency on gpgme.
+OPERATOR_SDK_PKG := github.com/operator-framework/operator-sdk
+OPERATOR_SDK_FLAGS := -tags containers_image_openpgp -ldflags "-s -w \
+	-X $(OPERATOR_SDK_PKG)/internal/version.Version=$(OPERATOR_SDK_VERSION) \
+	-X $(OPERATOR_SDK_PKG)/internal/version.GitVersion=$(OPERATOR_SDK_VERSION) \
+	-X $(OPERATOR_SDK_PKG)/internal/version.ImageVersion=$(OPERATOR_SDK_VERSION) \
+	-X $(OPERATOR_SDK_PKG)/internal/version.KubernetesVersion=v$(KUBE_VERSION)"
+
+.PHONY: operator-sdk
+operator-sdk: $(OPERATOR_SDK) ## Build operator-sdk.
+$(OPERATOR_SDK):
+	$(call go-build-tool,$@,hack/tools/operator-sdk,$(OPERATOR_SDK_PKG)/cmd/operator-sdk,$(OPERATOR_SDK_FLAGS),CGO_ENABLED=0)
+
+OPM_PKG := github.com/operator-framework/operator-registry
+OPM_FLAGS := -tags json1,containers_image_openpgp -ldflags "-s -w -X $(OPM_PKG)/cmd/opm/version.opmVersion=$(OPM_VERSION)"
+
+.PHONY: opm
+opm: $(OPM) ## Build opm.
+# Without cgo, opm has no SQLite: rendering, validating and serving file-based catalogs, all
+# that this project and the opm image do, need none.
+$(OPM):
+	$(call go-build-tool,$@,hack/tools/olm,$(OPM_PKG)/cmd/opm,$(OPM_FLAGS),CGO_ENABLED=0)
+.PHONY: opm-static grpc-health-probe
+opm-static: $(OPM_STATIC)
+grpc-health-probe: $(GRPC_HEALTH_PROBE)
+ifneq ($(OPM_STATIC),$(OPM))
+$(OPM_STATIC):
+	$(call go-build-tool,$@,hack/tools/olm,$(OPM_PKG)/cmd/opm,$(OPM_FLAGS),CGO_ENABLED=0 GOOS=linux GOARCH=$(GOARCH))
+endif
+$(GRPC_HEALTH_PROBE):
+	$(call go-build-tool,$@,hack/tools/olm,github.com/grpc-ecosystem/grpc-health-probe,-ldflags "-s -w",CGO_ENABLED=0 GOOS=linux GOARCH=$(GOARCH))
+
+.PHONY: registry
+registry: $(REGISTRY_SERVER) ## Build the container registry (distribution) the image tests and the local cluster run.
+$(REGISTRY_SERVER):
+	$(call go-build-tool,$@,hack/tools/registry,github.com/distribution/distribution/v3/cmd/registry,-ldflags "-s -w -X github.com/distribution/distribution/v3/version.version=$(REGISTRY_VERSION)")
+
+.PHONY: imagebuilder
+imagebuilder: $(IMAGEBUILDER) ## Build imagebuilder, which builds the images without a container engine.
+$(IMAGEBUILDER): $(wildcard hack/imagebuilder/*.go) go.mod go.sum
+	@go build -o $@ ./hack/imagebuilder
+
+.PHONY: stage-bundle
+stage-bundle: $(STAGE_BUNDLE)
+$(STAGE_BUNDLE): $(wildcard hack/stage-bundle/*.go) go.mod go.sum
+	@go build -o $@ ./hack/stage-bundle
+
+# OLM's binaries, static (CGO_ENABLED=0: they run in OLM's distroless-like image), into one
+# folder: the olm, catalog and package-server operators, and cpb and copy-content, the
+# utilities bundle unpack Jobs run.
+OLM_PKG := github.com/operator-framework/operator-lifecycle-manager
+OLM_FLAGS := -ldflags "-s -w -X $(OLM_PKG)/pkg/version.OLMVersion=$(patsubst v%,%,$(OLM_VERSION))"
+
+.PHONY: olm
+olm: $(OLM_BIN)/olm ## Build OLM's binaries (about 5 minutes the first time).
+$(OLM_BIN)/olm:
+	@mkdir -p $(OLM_BIN)
+	@echo "==> Building OLM $(OLM_VERSION): olm, catalog, package-server, cpb, copy-content (first use only)"
+	@start=$$(date +%s); \
+		cd hack/tools/olm && CGO_ENABLED=0 go build $(OLM_FLAGS) -o $(OLM_BIN).tmp/ $(OLM_PKG)/cmd/olm $(OLM_PKG)/cmd/catalog \
+			$(OLM_PKG)/cmd/package-server $(OLM_PKG)/cmd/copy-content $(OLM_PKG)/util/cpb && \
+		mv $(OLM_BIN).tmp/* $(OLM_BIN)/ && rmdir $(OLM_BIN).tmp || exit 1; \
+		echo "==> Built OLM in $$(( $$(date +%s) - start ))s"
+
+# OLM v1's catalogd and operator-controller, static (they run in distroless images). They
+# are built from operator-sdk's tools module: their release is on the Kubernetes libraries,
+# controller-runtime and Helm operator-sdk links, so most of what they need is compiled once.
+OLMV1_PKG := github.com/operator-framework/operator-controller
+OLMV1_FLAGS := -tags containers_image_openpgp -ldflags "-s -w -X $(OLMV1_PKG)/internal/shared/version.version=$(OLMV1_VERSION)"
+OLMV1_MODULE = $(shell cd hack/tools/operator-sdk && go list -m -f '{{.Dir}}' $(OLMV1_PKG))
+
+.PHONY: olmv1
+olmv1: $(OLMV1_BIN)/operator-controller ## Build OLM v1's binaries: catalogd and operator-controller.
+$(OLMV1_BIN)/operator-controller:
+	@mkdir -p $(OLMV1_BIN)
+	@echo "==> Building OLM v1 $(OLMV1_VERSION): catalogd, operator-controller (first use only)"
+	@start=$$(date +%s); \
+		cd hack/tools/operator-sdk && CGO_ENABLED=0 go build $(OLMV1_FLAGS) -o $(OLMV1_BIN).tmp/ \
+			$(OLMV1_PKG)/cmd/catalogd $(OLMV1_PKG)/cmd/operator-controller && \
+		mv $(OLMV1_BIN).tmp/* $(OLMV1_BIN)/ && rmdir $(OLMV1_BIN).tmp || exit 1; \
+		echo "==> Built OLM v1 in $$(( $$(date +%s) - start ))s"
+
+# cluster-tools builds what only the local node and the OLM suite need, and nothing that
+# `make test` or `make test-images` builds too, so that CI can build it in the background
+# while those run (two builds of the same file would race). Modules other than Kubernetes'
+# come first: the Kubernetes ones then find the packages the apiserver's build compiled.
+.PHONY: cluster-tools
+# OLM v1 comes last: by then the foreground has built operator-sdk, whose packages it reuses.
+cluster-tools: $(CONTAINERD)/containerd $(COREDNS) olm scorecard-test kube-controller-manager $(KUBE_SCHEDULER) $(KUBELET) $(KUBE_PROXY) olmv1
+
+# helm renders OLM's release manifests from its chart, as OLM's release does. It is the Helm
+# operator-sdk links, built from operator-sdk's tools module with operator-sdk's flags, so
+# that it reuses the packages operator-sdk's build compiled: a link, not another build.
+.PHONY: helm
+helm: $(HELM) ## Build Helm.
+$(HELM): | $(OPERATOR_SDK)
+	$(call go-build-tool,$@,hack/tools/operator-sdk,helm.sh/helm/v3/cmd/helm,-tags containers_image_openpgp -ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION)",CGO_ENABLED=0)
+
+# scorecard-test runs operator-sdk's scorecard tests in pods, from an image built here.
+.PHONY: scorecard-test
+scorecard-test: $(SCORECARD_TEST)
+$(SCORECARD_TEST):
+	$(call go-build-tool,$@,hack/tools/operator-sdk,$(OPERATOR_SDK_PKG)/images/scorecard-test,-ldflags "-s -w",CGO_ENABLED=0)
