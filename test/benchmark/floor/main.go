@@ -28,7 +28,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"net"
 	"net/http"
@@ -49,7 +48,6 @@ import (
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
@@ -59,27 +57,19 @@ import (
 )
 
 func main() {
-	var metricsAddr, probeAddr, pprofAddr, group string
-	flag.StringVar(&metricsAddr, "metrics-bind-address", "0", "The address the plain-HTTP metrics endpoint binds to; '0' disables it.")
-	flag.StringVar(&probeAddr, "health-probe-bind-address", "0", "The address the readiness probe binds to; '0' disables it.")
-	flag.StringVar(&pprofAddr, "pprof-bind-address", "0", "The address the pprof endpoint binds to; '0' disables it.")
-	flag.StringVar(&group, "group", tutorialv1.GroupVersion.Group, "The API group of the Foos to write.")
-	zapOpts := zap.Options{}
-	zapOpts.BindFlags(flag.CommandLine)
-	flag.Parse()
-	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+	flags := fooapi.ParseFlags("write")
 	log := ctrl.Log.WithName("floor")
 
-	if err := run(ctrl.SetupSignalHandler(), metricsAddr, probeAddr, pprofAddr, group); err != nil {
+	if err := run(ctrl.SetupSignalHandler(), flags); err != nil {
 		log.Error(err, "Floor stopped with an error")
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, metricsAddr, probeAddr, pprofAddr, group string) error {
+func run(ctx context.Context, flags fooapi.Flags) error {
 	cfg := ctrl.GetConfigOrDie()
 	scheme := runtime.NewScheme()
-	utilruntime.Must(fooapi.AddToScheme(scheme, group))
+	utilruntime.Must(fooapi.AddToScheme(scheme, flags.Group))
 	foos, err := client.New(cfg, client.Options{Scheme: scheme})
 	if err != nil {
 		return err
@@ -89,7 +79,7 @@ func run(ctx context.Context, metricsAddr, probeAddr, pprofAddr, group string) e
 		return err
 	}
 	var ready atomic.Bool
-	if err := serveEndpoints(ctx, cfg, metricsAddr, probeAddr, pprofAddr, &ready); err != nil {
+	if err := serveEndpoints(ctx, cfg, flags, &ready); err != nil {
 		return err
 	}
 
@@ -115,7 +105,8 @@ func run(ctx context.Context, metricsAddr, probeAddr, pprofAddr, group string) e
 
 // serveEndpoints serves the same client-go request metrics as the controllers do, pprof, and
 // a readiness probe that passes once ready is set; each on its address, unless that is "0".
-func serveEndpoints(ctx context.Context, cfg *rest.Config, metricsAddr, probeAddr, pprofAddr string, ready *atomic.Bool) error {
+func serveEndpoints(ctx context.Context, cfg *rest.Config, flags fooapi.Flags, ready *atomic.Bool) error {
+	metricsAddr, probeAddr, pprofAddr := flags.MetricsAddr, flags.ProbeAddr, flags.PprofAddr
 	httpClient, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return err

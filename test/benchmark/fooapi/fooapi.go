@@ -20,6 +20,7 @@ limitations under the License.
 package fooapi
 
 import (
+	"flag"
 	"fmt"
 	"os"
 
@@ -27,6 +28,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/yaml"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
@@ -73,4 +76,26 @@ func CRD(crd *apiextensionsv1.CustomResourceDefinition, group string) *apiextens
 	served.Spec.Group = group
 	served.Name = served.Spec.Names.Plural + "." + group
 	return served
+}
+
+// Flags are the flags the benchmark gives every implementation it runs besides the manager:
+// where to serve metrics, the readiness probe and pprof, and the group of its Foos.
+type Flags struct {
+	MetricsAddr, ProbeAddr, PprofAddr, Group string
+}
+
+// ParseFlags parses the command line of an implementation, its logging flags included, and
+// sets controller-runtime's logger from them. writes says what the implementation does with
+// its Foos, for the help of --group.
+func ParseFlags(writes string) Flags {
+	var f Flags
+	flag.StringVar(&f.MetricsAddr, "metrics-bind-address", "0", "The address the plain-HTTP metrics endpoint binds to; '0' disables it.")
+	flag.StringVar(&f.ProbeAddr, "health-probe-bind-address", "0", "The address the readiness probe binds to; '0' disables it.")
+	flag.StringVar(&f.PprofAddr, "pprof-bind-address", "0", "The address the pprof endpoint binds to; '0' disables it.")
+	flag.StringVar(&f.Group, "group", tutorialv1.GroupVersion.Group, "The API group of the Foos to "+writes+".")
+	zapOpts := zap.Options{}
+	zapOpts.BindFlags(flag.CommandLine)
+	flag.Parse()
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+	return f
 }

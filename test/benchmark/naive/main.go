@@ -23,7 +23,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"net/http"
 	"os"
 	"time"
@@ -36,7 +35,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -45,26 +43,18 @@ import (
 )
 
 func main() {
-	var metricsAddr, probeAddr, pprofAddr, group string
-	flag.StringVar(&metricsAddr, "metrics-bind-address", "0", "The address the plain-HTTP metrics endpoint binds to; '0' disables it.")
-	flag.StringVar(&probeAddr, "health-probe-bind-address", "0", "The address the readiness probe binds to; '0' disables it.")
-	flag.StringVar(&pprofAddr, "pprof-bind-address", "0", "The address the pprof endpoint binds to; '0' disables it.")
-	flag.StringVar(&group, "group", tutorialv1.GroupVersion.Group, "The API group of the Foos to reconcile.")
-	zapOpts := zap.Options{}
-	zapOpts.BindFlags(flag.CommandLine)
-	flag.Parse()
-	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+	flags := fooapi.ParseFlags("reconcile")
 	log := ctrl.Log.WithName("naive")
 
 	scheme := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(fooapi.AddToScheme(scheme, group))
+	utilruntime.Must(fooapi.AddToScheme(scheme, flags.Group))
 
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
 		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: metricsAddr},
-		HealthProbeBindAddress: probeAddr,
-		PprofBindAddress:       pprofAddr,
+		Metrics:                metricsserver.Options{BindAddress: flags.MetricsAddr},
+		HealthProbeBindAddress: flags.ProbeAddr,
+		PprofBindAddress:       flags.PprofAddr,
 	})
 	if err != nil {
 		log.Error(err, "Unable to create the manager")
