@@ -52,6 +52,7 @@ const (
 )
 
 var (
+	environment  *suite.Environment
 	controlPlane *harness.ControlPlane
 	installed    []*unstructured.Unstructured
 	managerBin   string
@@ -66,28 +67,15 @@ func TestReliability(t *testing.T) {
 }
 
 var _ = BeforeSuite(func(ctx context.Context) {
-	env := suite.SetUpEnvironment(ctx, "foo-reliability-")
-	controlPlane, installed, managerBin, workDir = env.ControlPlane, env.Installed, env.ManagerBin, env.WorkDir
+	environment = suite.SetUpEnvironment(ctx, "foo-reliability-")
+	controlPlane, installed, managerBin, workDir = environment.ControlPlane, environment.Installed, environment.ManagerBin, environment.WorkDir
 })
 
 // startOperator runs one manager process with the operator's token and the shipped flags
 // plus extraArgs. It is stopped when the spec ends, and its log printed if the spec failed.
 func startOperator(ctx context.Context, name string, extraArgs ...string) *localcluster.Manager {
 	GinkgoHelper()
-	kubeconfig, err := controlPlane.OperatorKubeconfig(ctx, workDir)
-	Expect(err).NotTo(HaveOccurred())
-	manager, err := localcluster.StartManager(localcluster.ManagerOptions{
-		Binary: managerBin, Kubeconfig: kubeconfig, LogDir: workDir, Name: name,
-		Args: append(append([]string{}, harness.LeaderElectionArgs...), extraArgs...),
-	})
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(func() {
-		_, _ = manager.Stop(15 * time.Second)
-		if CurrentSpecReport().Failed() {
-			GinkgoWriter.Printf("Log of manager %s:\n%s\n", manager.Name, manager.Logs())
-		}
-	})
-	return manager
+	return environment.StartOperator(ctx, name, 15*time.Second, extraArgs...)
 }
 
 // isLeader tells whether manager has become leader, from its log.

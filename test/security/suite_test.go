@@ -35,6 +35,7 @@ import (
 // its ServiceAccount's token.
 
 var (
+	environment  *suite.Environment
 	controlPlane *harness.ControlPlane
 	// installed is everything config/default renders to.
 	installed  []*unstructured.Unstructured
@@ -50,8 +51,8 @@ func TestSecurity(t *testing.T) {
 }
 
 var _ = BeforeSuite(func(ctx context.Context) {
-	env := suite.SetUpEnvironment(ctx, "foo-security-")
-	controlPlane, installed, managerBin, workDir = env.ControlPlane, env.Installed, env.ManagerBin, env.WorkDir
+	environment = suite.SetUpEnvironment(ctx, "foo-security-")
+	controlPlane, installed, managerBin, workDir = environment.ControlPlane, environment.Installed, environment.ManagerBin, environment.WorkDir
 })
 
 // startOperator runs the manager binary with the operator ServiceAccount's token and the
@@ -59,18 +60,5 @@ var _ = BeforeSuite(func(ctx context.Context) {
 // spec failed.
 func startOperator(ctx context.Context, name string) *localcluster.Manager {
 	GinkgoHelper()
-	kubeconfig, err := controlPlane.OperatorKubeconfig(ctx, workDir)
-	Expect(err).NotTo(HaveOccurred())
-	manager, err := localcluster.StartManager(localcluster.ManagerOptions{
-		Binary: managerBin, Kubeconfig: kubeconfig, LogDir: workDir, Name: name,
-		Args: harness.LeaderElectionArgs,
-	})
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(func() {
-		_, _ = manager.Stop(10 * time.Second)
-		if CurrentSpecReport().Failed() {
-			GinkgoWriter.Printf("Log of manager %s:\n%s\n", manager.Name, manager.Logs())
-		}
-	})
-	return manager
+	return environment.StartOperator(ctx, name, 10*time.Second)
 }

@@ -22,12 +22,14 @@ package suite
 import (
 	"context"
 	"os"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/example/foo-operator/test/harness"
+	"github.com/example/foo-operator/test/localcluster"
 )
 
 // Environment is what a suite that runs the manager as its own process starts from: a
@@ -61,4 +63,25 @@ func SetUpEnvironment(ctx context.Context, workDirPrefix string) *Environment {
 	env.Installed, err = env.ControlPlane.InstallOperator(ctx)
 	Expect(err).NotTo(HaveOccurred())
 	return env
+}
+
+// StartOperator runs the manager binary as the operator's ServiceAccount (with its token) and
+// the flags of config/manager, plus extraArgs. It is stopped when the spec ends, within
+// stopTimeout, and its log is printed if the spec failed.
+func (env *Environment) StartOperator(ctx context.Context, name string, stopTimeout time.Duration, extraArgs ...string) *localcluster.Manager {
+	GinkgoHelper()
+	kubeconfig, err := env.ControlPlane.OperatorKubeconfig(ctx, env.WorkDir)
+	Expect(err).NotTo(HaveOccurred())
+	manager, err := localcluster.StartManager(localcluster.ManagerOptions{
+		Binary: env.ManagerBin, Kubeconfig: kubeconfig, LogDir: env.WorkDir, Name: name,
+		Args: append(append([]string{}, harness.LeaderElectionArgs...), extraArgs...),
+	})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() {
+		_, _ = manager.Stop(stopTimeout)
+		if CurrentSpecReport().Failed() {
+			GinkgoWriter.Printf("Log of manager %s:\n%s\n", manager.Name, manager.Logs())
+		}
+	})
+	return manager
 }
