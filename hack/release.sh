@@ -32,7 +32,7 @@ fi
 if [[ -n $newest ]]; then
   # The manager of the frozen release is built from the commit that is checked out now, so
   # its sources must be committed as they are.
-  if [[ -n $(git status --porcelain -- main.go api controllers go.mod go.sum Dockerfile bundle bundle.Dockerfile) ]]; then
+  if [[ -n $(git status --porcelain -- cmd api internal go.mod go.sum Dockerfile bundle bundle.Dockerfile) ]]; then
     fail "commit the sources of $newest first: its manager is built from the commit checked out"
   fi
   frozen=releases/$newest
