@@ -19,12 +19,10 @@ package controller
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -202,34 +200,6 @@ var _ = Describe("Foo controller", func() {
 		var notCached *cache.ErrResourceNotCached
 		Expect(errors.As(err, &notCached)).To(BeTrue(), "no full Pod informer may exist, got %v", err)
 	})
-
-	DescribeTable("rejects an invalid spec.name with a message that says what is wrong",
-		func(name, wantMessage string) {
-			foo := &tutorialv1.Foo{
-				ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "invalid"},
-				Spec:       tutorialv1.FooSpec{Name: name},
-			}
-			err := k8sClient.Create(ctx, foo)
-			Expect(apierrors.IsInvalid(err)).To(BeTrue(), "want an Invalid error, got %v", err)
-			Expect(err.Error()).To(ContainSubstring("spec.name"))
-			Expect(err.Error()).To(ContainSubstring(wantMessage))
-		},
-		Entry("empty", "", "should be at least 1 chars long"),
-		Entry("uppercase", "Jack", "must be a valid pod name"),
-		Entry("underscore", "jack_1", "must be a valid pod name"),
-		Entry("leading dash", "-jack", "must be a valid pod name"),
-		Entry("trailing dot", "jack.", "must be a valid pod name"),
-		Entry("longer than 253 characters", strings.Repeat("a", 254), "may not be more than 253"),
-	)
-
-	DescribeTable("accepts every valid pod name",
-		func(name string) {
-			createFoo(namespace, "valid", name)
-		},
-		Entry("digits", "0123"),
-		Entry("dots and dashes", "web-0.backup"),
-		Entry("253 characters", strings.Repeat("a", 63)+"."+strings.Repeat("b", 63)+"."+strings.Repeat("c", 63)+"."+strings.Repeat("d", 61)),
-	)
 })
 
 func createNamespace() string {
