@@ -83,18 +83,18 @@ var _ = Describe("A conflict storm", func() {
 // editFriend points a Foo at another pod, with an update that fails on a conflict.
 func editFriend(ctx context.Context, key client.ObjectKey, friend string) error {
 	var foo tutorialv1.Foo
-	if err := controlPlane.Client.Get(ctx, key, &foo); err != nil {
+	if err := environment.ControlPlane.Client.Get(ctx, key, &foo); err != nil {
 		return err
 	}
 	foo.Spec.Name = friend
-	return controlPlane.Client.Update(ctx, &foo)
+	return environment.ControlPlane.Client.Update(ctx, &foo)
 }
 
 // forgeStatus overwrites a Foo's status with the opposite of what it shows and a condition
 // the operator does not own, as a buggy or hostile client would.
 func forgeStatus(ctx context.Context, key client.ObjectKey) error {
 	var foo tutorialv1.Foo
-	if err := controlPlane.Client.Get(ctx, key, &foo); err != nil {
+	if err := environment.ControlPlane.Client.Get(ctx, key, &foo); err != nil {
 		return err
 	}
 	foo.Status.Happy = !foo.Status.Happy
@@ -104,9 +104,9 @@ func forgeStatus(ctx context.Context, key client.ObjectKey) error {
 		LastTransitionTime: metav1.Now(),
 	}}
 	if rand.IntN(2) == 0 {
-		return controlPlane.Client.Status().Update(ctx, &foo)
+		return environment.ControlPlane.Client.Status().Update(ctx, &foo)
 	}
 	// A merge patch without a resourceVersion never conflicts: it simply overwrites.
 	patch := fmt.Sprintf(`{"status":{"happy":%t,"conditions":null}}`, foo.Status.Happy)
-	return controlPlane.Client.Status().Patch(ctx, &foo, client.RawPatch(types.MergePatchType, []byte(patch)))
+	return environment.ControlPlane.Client.Status().Patch(ctx, &foo, client.RawPatch(types.MergePatchType, []byte(patch)))
 }

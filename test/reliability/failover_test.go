@@ -47,7 +47,7 @@ var shortLeaseArgs = []string{
 // SIGKILL, from the shipped Deployment.
 func terminationGracePeriod() time.Duration {
 	GinkgoHelper()
-	object := harness.Find(installed, "Deployment", harness.OperatorDeployment)
+	object := harness.Find(environment.Installed, "Deployment", harness.OperatorDeployment)
 	Expect(object).NotTo(BeNil())
 	var deployment appsv1.Deployment
 	Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(object.Object, &deployment)).To(Succeed())
@@ -98,9 +98,9 @@ var _ = Describe("Leader election", func() {
 
 		By("keeping every status right under the new leader")
 		// The churn may have left friends[0] either way: flip it, so the new leader has work.
-		err := controlPlane.Client.Delete(ctx, harness.NewPod(namespace, friends[0]))
+		err := environment.ControlPlane.Client.Delete(ctx, harness.NewPod(namespace, friends[0]))
 		if apierrors.IsNotFound(err) {
-			err = controlPlane.Client.Create(ctx, harness.NewPod(namespace, friends[0]))
+			err = environment.ControlPlane.Client.Create(ctx, harness.NewPod(namespace, friends[0]))
 		}
 		Expect(err).NotTo(HaveOccurred())
 		expectAllStatusesRight(ctx, namespace)

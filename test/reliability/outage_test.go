@@ -42,11 +42,11 @@ type restartingOperator struct {
 
 func startRestartingOperator(ctx context.Context, name string) *restartingOperator {
 	GinkgoHelper()
-	kubeconfig, err := controlPlane.OperatorKubeconfig(ctx, workDir)
+	kubeconfig, err := environment.ControlPlane.OperatorKubeconfig(ctx, environment.WorkDir)
 	Expect(err).NotTo(HaveOccurred())
 	start := func(n int) (*localcluster.Manager, error) {
 		return localcluster.StartManager(localcluster.ManagerOptions{
-			Binary: managerBin, Kubeconfig: kubeconfig, LogDir: workDir, Name: fmt.Sprintf("%s-%d", name, n),
+			Binary: environment.ManagerBin, Kubeconfig: kubeconfig, LogDir: environment.WorkDir, Name: fmt.Sprintf("%s-%d", name, n),
 			Args: harness.LeaderElectionArgs,
 		})
 	}
@@ -120,13 +120,13 @@ var _ = Describe("An apiserver outage", func() {
 		churning := startChurn(ctx, namespace, friends)
 		time.Sleep(2 * time.Second) // churn before the outage, so that work is in flight
 		stopping := time.Now()
-		Expect(controlPlane.StopAPIServer()).To(Succeed())
+		Expect(environment.ControlPlane.StopAPIServer()).To(Succeed())
 		report("Time kube-apiserver took to stop", time.Since(stopping).Round(time.Millisecond).String())
 		// kube-apiserver refuses new requests from SIGTERM on, but takes seconds to drain and
 		// exit; the outage counts from SIGTERM.
 		time.Sleep(max(0, outage-time.Since(stopping)))
 		starting := time.Now()
-		Expect(controlPlane.StartAPIServer(ctx)).To(Succeed())
+		Expect(environment.ControlPlane.StartAPIServer(ctx)).To(Succeed())
 		restarted := time.Now()
 		report("Time kube-apiserver took to start again", restarted.Sub(starting).Round(time.Millisecond).String())
 		report("Apiserver unavailable for", restarted.Sub(stopping).Round(time.Millisecond).String())
@@ -151,7 +151,7 @@ var _ = Describe("An apiserver outage", func() {
 		Consistently(operator.restartCount, "10s", "500ms").Should(Equal(restarts))
 
 		By("still reconciling with the running manager")
-		Expect(controlPlane.Client.Create(ctx, harness.NewFoo(namespace, "after-outage", friends[1]))).To(Succeed())
+		Expect(environment.ControlPlane.Client.Create(ctx, harness.NewFoo(namespace, "after-outage", friends[1]))).To(Succeed())
 		expectAllStatusesRight(ctx, namespace)
 	})
 })

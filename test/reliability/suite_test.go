@@ -30,7 +30,6 @@ import (
 	"golang.org/x/sync/errgroup"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/example/foo-operator/test/harness"
@@ -51,13 +50,8 @@ const (
 	friendCount = 200
 )
 
-var (
-	environment  *suite.Environment
-	controlPlane *harness.ControlPlane
-	installed    []*unstructured.Unstructured
-	managerBin   string
-	workDir      string
-)
+// environment is the control plane with the operator installed, and the manager binary.
+var environment *suite.Environment
 
 func TestReliability(t *testing.T) {
 	RegisterFailHandler(Fail)
@@ -68,7 +62,6 @@ func TestReliability(t *testing.T) {
 
 var _ = BeforeSuite(func(ctx context.Context) {
 	environment = suite.SetUpEnvironment(ctx, "foo-reliability-")
-	controlPlane, installed, managerBin, workDir = environment.ControlPlane, environment.Installed, environment.ManagerBin, environment.WorkDir
 })
 
 // startOperator runs one manager process with the operator's token and the shipped flags
@@ -90,7 +83,7 @@ func isCandidate(manager *localcluster.Manager) func() bool {
 
 func leaseHolder(ctx context.Context) (string, error) {
 	var lease coordinationv1.Lease
-	err := controlPlane.Client.Get(ctx, client.ObjectKey{Namespace: harness.OperatorNamespace, Name: harness.LeaderElectionLease}, &lease)
+	err := environment.ControlPlane.Client.Get(ctx, client.ObjectKey{Namespace: harness.OperatorNamespace, Name: harness.LeaderElectionLease}, &lease)
 	if apierrors.IsNotFound(err) || err == nil && lease.Spec.HolderIdentity == nil {
 		return "", nil
 	}
@@ -104,7 +97,7 @@ func leaseHolder(ctx context.Context) (string, error) {
 // friendCount), and the even-numbered friend pods.
 func populate(ctx context.Context) (namespace string, friends []string) {
 	GinkgoHelper()
-	namespace, err := controlPlane.CreateNamespace(ctx, "reliability-")
+	namespace, err := environment.ControlPlane.CreateNamespace(ctx, "reliability-")
 	Expect(err).NotTo(HaveOccurred())
 	for i := range friendCount {
 		friends = append(friends, fmt.Sprintf("friend-%d", i))
@@ -113,11 +106,13 @@ func populate(ctx context.Context) (namespace string, friends []string) {
 	group.SetLimit(8)
 	for i := range fooCount {
 		group.Go(func() error {
-			return controlPlane.Client.Create(groupCtx, harness.NewFoo(namespace, fmt.Sprintf("foo-%04d", i), friends[i%friendCount]))
+			return environment.ControlPlane.Client.Create(groupCtx, harness.NewFoo(namespace, fmt.Sprintf("foo-%04d", i), friends[i%friendCount]))
 		})
 	}
 	for i := 0; i < friendCount; i += 2 {
-		group.Go(func() error { return controlPlane.Client.Create(groupCtx, harness.NewPod(namespace, friends[i])) })
+		group.Go(func() error {
+			return environment.ControlPlane.Client.Create(groupCtx, harness.NewPod(namespace, friends[i]))
+		})
 	}
 	Expect(group.Wait()).To(Succeed())
 	return namespace, friends
@@ -139,9 +134,9 @@ func startChurn(ctx context.Context, namespace string, friends []string) *churn 
 		c.done.Go(func() {
 			for ctx.Err() == nil {
 				name := friends[rand.IntN(len(friends))]
-				err := controlPlane.Client.Create(ctx, harness.NewPod(namespace, name))
+				err := environment.ControlPlane.Client.Create(ctx, harness.NewPod(namespace, name))
 				if apierrors.IsAlreadyExists(err) {
-					err = controlPlane.Client.Delete(ctx, harness.NewPod(namespace, name), client.GracePeriodSeconds(0))
+					err = environment.ControlPlane.Client.Delete(ctx, harness.NewPod(namespace, name), client.GracePeriodSeconds(0))
 				}
 				if err == nil {
 					c.mu.Lock()
@@ -174,7 +169,7 @@ func expectAllStatusesRight(ctx context.Context, namespace string) time.Duration
 	GinkgoHelper()
 	start := time.Now()
 	Eventually(func(g Gomega) string {
-		wrong, err := controlPlane.WrongStatuses(ctx, namespace)
+		wrong, err := environment.ControlPlane.WrongStatuses(ctx, namespace)
 		g.Expect(err).NotTo(HaveOccurred())
 		return harness.Summary(wrong)
 	}).WithPolling(time.Second).Should(BeEmpty(), "Foos whose status is wrong")

@@ -79,8 +79,8 @@ var _ = Describe("The metrics endpoint", func() {
 	// empty, and returns a token of it.
 	serviceAccountToken := func(ctx context.Context, clusterRole string) string {
 		GinkgoHelper()
-		c := controlPlane.Client
-		namespace, err := controlPlane.CreateNamespace(ctx, "monitoring-")
+		c := environment.ControlPlane.Client
+		namespace, err := environment.ControlPlane.CreateNamespace(ctx, "monitoring-")
 		Expect(err).NotTo(HaveOccurred())
 		account := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "prometheus"}}
 		Expect(c.Create(ctx, account)).To(Succeed())
@@ -91,7 +91,7 @@ var _ = Describe("The metrics endpoint", func() {
 				Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: namespace, Name: account.Name}},
 			})).To(Succeed())
 		}
-		token, err := controlPlane.ServiceAccountToken(ctx, namespace, account.Name)
+		token, err := environment.ControlPlane.ServiceAccountToken(ctx, namespace, account.Name)
 		Expect(err).NotTo(HaveOccurred())
 		return token
 	}

@@ -37,7 +37,7 @@ var _ = Describe("Restricted Pod Security", func() {
 	// would make it, in the namespace config/default installs it into.
 	managerPod := func(name string) *corev1.Pod {
 		GinkgoHelper()
-		object := harness.Find(installed, "Deployment", harness.OperatorDeployment)
+		object := harness.Find(environment.Installed, "Deployment", harness.OperatorDeployment)
 		Expect(object).NotTo(BeNil(), "config/default renders no manager Deployment")
 		var deployment appsv1.Deployment
 		Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(object.Object, &deployment)).To(Succeed())
@@ -52,19 +52,19 @@ var _ = Describe("Restricted Pod Security", func() {
 
 	It("enforces the restricted level in the operator's namespace", func(ctx context.Context) {
 		var namespace corev1.Namespace
-		Expect(controlPlane.Client.Get(ctx, client.ObjectKey{Name: harness.OperatorNamespace}, &namespace)).To(Succeed())
+		Expect(environment.ControlPlane.Client.Get(ctx, client.ObjectKey{Name: harness.OperatorNamespace}, &namespace)).To(Succeed())
 		Expect(namespace.Labels).To(HaveKeyWithValue("pod-security.kubernetes.io/enforce", "restricted"))
 	})
 
 	It("admits the manager pod there", func(ctx context.Context) {
-		Expect(controlPlane.Client.Create(ctx, managerPod("manager-as-shipped"))).To(Succeed())
+		Expect(environment.ControlPlane.Client.Create(ctx, managerPod("manager-as-shipped"))).To(Succeed())
 	})
 
 	It("would refuse a manager pod that may escalate its privileges", func(ctx context.Context) {
 		// The control that shows the enforcement is on: the same pod, one setting weaker.
 		pod := managerPod("manager-escalating")
 		pod.Spec.Containers[0].SecurityContext.AllowPrivilegeEscalation = ptr.To(true)
-		err := controlPlane.Client.Create(ctx, pod)
+		err := environment.ControlPlane.Client.Create(ctx, pod)
 		Expect(apierrors.IsForbidden(err)).To(BeTrue(), "want a Pod Security refusal, got %v", err)
 		Expect(err.Error()).To(ContainSubstring(`violates PodSecurity "restricted:latest"`))
 		Expect(err.Error()).To(ContainSubstring("allowPrivilegeEscalation != false"))

@@ -61,7 +61,7 @@ func permissions(rules []rbacv1.PolicyRule) sets.Set[permission] {
 // grantedRules returns the rules of the rendered Role or ClusterRole kind/name.
 func grantedRules(kind, name string) []rbacv1.PolicyRule {
 	GinkgoHelper()
-	object := harness.Find(installed, kind, name)
+	object := harness.Find(environment.Installed, kind, name)
 	Expect(object).NotTo(BeNil(), "config/default renders no %s %s", kind, name)
 	var role rbacv1.ClusterRole // a Role has the same rules field
 	Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(object.Object, &role)).To(Succeed())
@@ -118,7 +118,7 @@ var _ = Describe("RBAC as shipped", func() {
 					Namespace: namespace, Group: group, Resource: resource, Subresource: subresource, Verb: verb,
 				},
 			}}
-			Expect(controlPlane.Client.Create(ctx, review)).To(Succeed())
+			Expect(environment.ControlPlane.Client.Create(ctx, review)).To(Succeed())
 			Expect(review.Status.Allowed).To(BeFalse(), "the operator may %s %s/%s", verb, resource, subresource)
 		},
 		Entry("change a Foo's spec", "team-a", "tutorial.my.domain", "foos", "", "update"),
@@ -131,9 +131,9 @@ var _ = Describe("RBAC as shipped", func() {
 
 	It("runs the product story with only the shipped RBAC and is never forbidden", func(ctx context.Context) {
 		manager := startOperator(ctx, "rbac")
-		namespace, err := controlPlane.CreateNamespace(ctx, "rbac-")
+		namespace, err := environment.ControlPlane.CreateNamespace(ctx, "rbac-")
 		Expect(err).NotTo(HaveOccurred())
-		c := controlPlane.Client
+		c := environment.ControlPlane.Client
 
 		By("becoming leader through the Lease in its namespace")
 		Eventually(func(g Gomega) {
@@ -174,7 +174,7 @@ var _ = Describe("RBAC as shipped", func() {
 func expectStatusesRight(ctx context.Context, namespace string) {
 	GinkgoHelper()
 	Eventually(func(g Gomega) string {
-		wrong, err := controlPlane.WrongStatuses(ctx, namespace)
+		wrong, err := environment.ControlPlane.WrongStatuses(ctx, namespace)
 		g.Expect(err).NotTo(HaveOccurred())
 		return harness.Summary(wrong)
 	}).Should(BeEmpty())

@@ -23,9 +23,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/example/foo-operator/test/harness"
 	"github.com/example/foo-operator/test/harness/suite"
 	"github.com/example/foo-operator/test/localcluster"
 )
@@ -34,14 +32,8 @@ import (
 // authorization and Pod Security admission, and runs the manager binary with nothing but
 // its ServiceAccount's token.
 
-var (
-	environment  *suite.Environment
-	controlPlane *harness.ControlPlane
-	// installed is everything config/default renders to.
-	installed  []*unstructured.Unstructured
-	managerBin string
-	workDir    string
-)
+// environment is the control plane with the operator installed, and the manager binary.
+var environment *suite.Environment
 
 func TestSecurity(t *testing.T) {
 	RegisterFailHandler(Fail)
@@ -52,7 +44,6 @@ func TestSecurity(t *testing.T) {
 
 var _ = BeforeSuite(func(ctx context.Context) {
 	environment = suite.SetUpEnvironment(ctx, "foo-security-")
-	controlPlane, installed, managerBin, workDir = environment.ControlPlane, environment.Installed, environment.ManagerBin, environment.WorkDir
 })
 
 // startOperator runs the manager binary with the operator ServiceAccount's token and the

@@ -106,34 +106,33 @@ func run(ctx context.Context, flags fooapi.Flags) error {
 // serveEndpoints serves the same client-go request metrics as the controllers do, pprof, and
 // a readiness probe that passes once ready is set; each on its address, unless that is "0".
 func serveEndpoints(ctx context.Context, cfg *rest.Config, flags fooapi.Flags, ready *atomic.Bool) error {
-	metricsAddr, probeAddr, pprofAddr := flags.MetricsAddr, flags.ProbeAddr, flags.PprofAddr
 	httpClient, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return err
 	}
-	metrics, err := metricsserver.NewServer(metricsserver.Options{BindAddress: metricsAddr}, cfg, httpClient)
+	metrics, err := metricsserver.NewServer(metricsserver.Options{BindAddress: flags.MetricsAddr}, cfg, httpClient)
 	if err != nil {
 		return err
 	}
 	if metrics != nil {
 		go func() { _ = metrics.Start(ctx) }()
 	}
-	if pprofAddr != "0" {
+	if flags.PprofAddr != "0" {
 		mux := http.NewServeMux()
 		mux.HandleFunc("/debug/pprof/", pprof.Index)
 		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-		if err := serve(ctx, pprofAddr, mux); err != nil {
+		if err := serve(ctx, flags.PprofAddr, mux); err != nil {
 			return err
 		}
 	}
-	if probeAddr != "0" {
+	if flags.ProbeAddr != "0" {
 		mux := http.NewServeMux()
 		mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
 			if !ready.Load() {
 				http.Error(w, "not watching yet", http.StatusServiceUnavailable)
 			}
 		})
-		if err := serve(ctx, probeAddr, mux); err != nil {
+		if err := serve(ctx, flags.ProbeAddr, mux); err != nil {
 			return err
 		}
 	}

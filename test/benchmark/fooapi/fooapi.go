@@ -17,6 +17,7 @@ limitations under the License.
 // Package fooapi serves the Foo kind under an API group of the benchmark's choosing. Each
 // implementation the benchmark compares gets Foos of its own kind on one apiserver, so that
 // all of them can run at once, against the same pods, without writing each other's Foos.
+// It also parses the flags the benchmark gives the implementations it builds (ParseFlags).
 package fooapi
 
 import (
