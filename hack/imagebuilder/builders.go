@@ -113,12 +113,10 @@ func managerMain(context string) string {
 // buildManager builds the manager as Dockerfile does (a static binary of cmd/main.go, run as
 // nonroot from /manager on distroless/static), for each platform, into one index.
 func buildManager(args []string) error {
-	var common commonFlags
-	flags := newFlagSet("manager", &common)
-	context := flags.String("context", ".", "The source tree of the operator: the folder holding go.mod and cmd/main.go.")
-	platforms := flags.String("platforms", "linux/amd64,linux/arm64", "The platforms to build for, comma-separated.")
-	_ = flags.Parse(args)
-	if err := common.check(); err != nil {
+	command := newImageCommand("manager")
+	context := command.flags.String("context", ".", "The source tree of the operator: the folder holding go.mod and cmd/main.go.")
+	platforms := command.flags.String("platforms", "linux/amd64,linux/arm64", "The platforms to build for, comma-separated.")
+	if err := command.parse(args); err != nil {
 		return err
 	}
 	binDir, err := os.MkdirTemp("", "imagebuilder-")
@@ -158,10 +156,10 @@ func buildManager(args []string) error {
 		})
 		phase("Built the manager for "+value, start)
 	}
-	if err := saveIndex(common.store, common.tag, index); err != nil {
+	if err := saveIndex(command.store, command.tag, index); err != nil {
 		return err
 	}
-	fmt.Printf("Built %s for %s\n", common.tag, *platforms)
+	fmt.Printf("Built %s for %s\n", command.tag, *platforms)
 	return nil
 }
 
@@ -173,53 +171,41 @@ var bundlePlatform = v1.Platform{OS: "linux", Architecture: "amd64"}
 // metadata and scorecard tests, labelled with the annotations of metadata/annotations.yaml
 // (which operator-sdk writes into bundle.Dockerfile's LABELs too).
 func buildBundle(args []string) error {
-	var common commonFlags
-	flags := newFlagSet("bundle", &common)
-	dir := flags.String("dir", "bundle", "The bundle: a folder holding manifests/, metadata/ and tests/scorecard/.")
-	_ = flags.Parse(args)
-	if err := common.check(); err != nil {
-		return err
-	}
-	start := time.Now()
-	var annotations struct {
-		Annotations map[string]string `json:"annotations"`
-	}
-	data, err := os.ReadFile(filepath.Join(*dir, "metadata", "annotations.yaml"))
-	if err != nil {
-		return err
-	}
-	if err := yaml.UnmarshalStrict(data, &annotations); err != nil {
-		return fmt.Errorf("reading the bundle's annotations: %w", err)
-	}
-	if len(annotations.Annotations) == 0 {
-		return fmt.Errorf("%s/metadata/annotations.yaml has no annotations", *dir)
-	}
-	var files []file
-	for src, dst := range map[string]string{"manifests": "/manifests", "metadata": "/metadata", "tests/scorecard": "/tests/scorecard"} {
-		tree, err := treeFiles(filepath.Join(*dir, src), dst)
-		if err != nil {
-			return err
+	command := newImageCommand("bundle")
+	dir := command.sourceFlag("dir", "bundle", "The bundle: a folder holding manifests/, metadata/ and tests/scorecard/.")
+	return command.run(args, func() (v1.Image, error) {
+		var annotations struct {
+			Annotations map[string]string `json:"annotations"`
 		}
-		files = append(files, tree...)
-	}
-	files = append(files, file{path: "/tests", mode: 0o755, dir: true})
-	content, err := layer(files)
-	if err != nil {
-		return err
-	}
-	image, err := newImage(bundlePlatform, content)
-	if err != nil {
-		return err
-	}
-	image, err = configure(image, func(config *v1.Config) { config.Labels = annotations.Annotations })
-	if err != nil {
-		return err
-	}
-	if err := saveImage(common.store, common.tag, image); err != nil {
-		return err
-	}
-	phase("Built "+common.tag+" from "+*dir, start)
-	return nil
+		data, err := os.ReadFile(filepath.Join(*dir, "metadata", "annotations.yaml"))
+		if err != nil {
+			return nil, err
+		}
+		if err := yaml.UnmarshalStrict(data, &annotations); err != nil {
+			return nil, fmt.Errorf("reading the bundle's annotations: %w", err)
+		}
+		if len(annotations.Annotations) == 0 {
+			return nil, fmt.Errorf("%s/metadata/annotations.yaml has no annotations", *dir)
+		}
+		var files []file
+		for src, dst := range map[string]string{"manifests": "/manifests", "metadata": "/metadata", "tests/scorecard": "/tests/scorecard"} {
+			tree, err := treeFiles(filepath.Join(*dir, src), dst)
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, tree...)
+		}
+		files = append(files, file{path: "/tests", mode: 0o755, dir: true})
+		content, err := layer(files)
+		if err != nil {
+			return nil, err
+		}
+		image, err := newImage(bundlePlatform, content)
+		if err != nil {
+			return nil, err
+		}
+		return configure(image, func(config *v1.Config) { config.Labels = annotations.Annotations })
+	})
 }
 
 // buildOpm builds the base image that catalog.Dockerfile names, as operator-registry
@@ -228,41 +214,22 @@ func buildBundle(args []string) error {
 // `operator-sdk run bundle` rely on (its registry pod runs `sh -c "opm serve ..."` in a
 // catalog image).
 func buildOpm(args []string) error {
-	var common commonFlags
-	flags := newFlagSet("opm", &common)
-	opm := flags.String("opm", "", "opm, built static for the image's platform.")
-	probe := flags.String("health-probe", "", "grpc_health_probe, built static for the image's platform.")
-	busybox := flags.String("busybox", "", "A static busybox for /busybox, built for the image's platform (Debian's busybox-static).")
-	platformFlag := flags.String("platform", "linux/amd64", "The platform the binaries are built for.")
-	_ = flags.Parse(args)
-	if err := common.check(); err != nil {
-		return err
-	}
-	if *opm == "" || *probe == "" || *busybox == "" {
-		return fmt.Errorf("--opm, --health-probe and --busybox are required")
-	}
-	start := time.Now()
-	platform, err := parsePlatform(*platformFlag)
-	if err != nil {
-		return err
-	}
-	binaries, err := staticFiles(map[string]string{"/bin/opm": *opm, "/bin/grpc_health_probe": *probe})
-	if err != nil {
-		return err
-	}
-	image, err := debugImage(platform, *busybox, binaries, func(config *v1.Config) {
-		// operator-registry's own image runs as 1001 too.
-		config.User = "1001"
-		config.Entrypoint = []string{"/bin/opm"}
+	command := newImageCommand("opm")
+	opm := command.requiredString("opm", "opm, built static for the image's platform.")
+	probe := command.requiredString("health-probe", "grpc_health_probe, built static for the image's platform.")
+	busybox := command.requiredString("busybox", "A static busybox for /busybox, built for the image's platform (Debian's busybox-static).")
+	command.takesPlatform("The platform the binaries are built for.")
+	return command.run(args, func() (v1.Image, error) {
+		binaries, err := staticFiles(map[string]string{"/bin/opm": *opm, "/bin/grpc_health_probe": *probe})
+		if err != nil {
+			return nil, err
+		}
+		return debugImage(command.platform, *busybox, binaries, func(config *v1.Config) {
+			// operator-registry's own image runs as 1001 too.
+			config.User = "1001"
+			config.Entrypoint = []string{"/bin/opm"}
+		})
 	})
-	if err != nil {
-		return err
-	}
-	if err := saveImage(common.store, common.tag, image); err != nil {
-		return err
-	}
-	phase("Built "+common.tag, start)
-	return nil
 }
 
 // staticFiles reads static binaries into the files of an image, by their path in it.
@@ -317,72 +284,57 @@ const configsLabel = "operators.operatorframework.io.index.configs.v1"
 // buildCatalog builds a catalog image as catalog.Dockerfile does: the file-based catalog in
 // /configs and the serve cache opm builds from it in /tmp/cache, on the opm base image.
 func buildCatalog(args []string) error {
-	var common commonFlags
-	flags := newFlagSet("catalog", &common)
-	configs := flags.String("configs", "catalog", "The file-based catalog: the folder catalog.Dockerfile adds as /configs.")
-	base := flags.String("base", "", "The opm base image in the store that catalog.Dockerfile builds FROM.")
-	opm := flags.String("opm", "", "The opm of this machine, of the base image's version, to build the serve cache with.")
-	_ = flags.Parse(args)
-	if err := common.check(); err != nil {
-		return err
-	}
-	if *base == "" || *opm == "" {
-		return fmt.Errorf("--base and --opm are required")
-	}
-	start := time.Now()
-	baseImage, err := storedImage(common.store, *base)
-	if err != nil {
-		return fmt.Errorf("the base image: %w (make opm-image builds it)", err)
-	}
-	cacheDir, err := os.MkdirTemp("", "catalog-cache-")
-	if err != nil {
-		return err
-	}
-	defer func() { _ = os.RemoveAll(cacheDir) }()
-	// The RUN step of catalog.Dockerfile's builder stage.
-	serve := exec.Command(*opm, "serve", *configs, "--cache-dir="+cacheDir, "--cache-only")
-	if output, err := serve.CombinedOutput(); err != nil {
-		return fmt.Errorf("building the serve cache of %s: %w\n%s", *configs, err, output)
-	}
-	files, err := treeFiles(*configs, "/configs")
-	if err != nil {
-		return err
-	}
-	cache, err := treeFiles(cacheDir, "/tmp/cache")
-	if err != nil {
-		return err
-	}
-	// The builder stage's RUN writes the cache as the base image's user, and COPY --from
-	// keeps its owner: opm serve, run as that user, locks and may rebuild the cache in place.
-	owner, err := imageUser(baseImage)
-	if err != nil {
-		return err
-	}
-	for i := range cache {
-		cache[i].uid = owner
-	}
-	content, err := layer(append(files, cache...))
-	if err != nil {
-		return err
-	}
-	image, err := mutate.AppendLayers(baseImage, content)
-	if err != nil {
-		return err
-	}
-	image, err = configure(image, func(config *v1.Config) {
-		config.Entrypoint = []string{"/bin/opm"}
-		config.Cmd = []string{"serve", "/configs", "--cache-dir=/tmp/cache"}
-		if config.Labels == nil {
-			config.Labels = map[string]string{}
+	command := newImageCommand("catalog")
+	configs := command.sourceFlag("configs", "catalog", "The file-based catalog: the folder catalog.Dockerfile adds as /configs.")
+	base := command.requiredString("base", "The opm base image in the store that catalog.Dockerfile builds FROM.")
+	opm := command.requiredString("opm", "The opm of this machine, of the base image's version, to build the serve cache with.")
+	return command.run(args, func() (v1.Image, error) {
+		baseImage, err := storedImage(command.store, *base)
+		if err != nil {
+			return nil, fmt.Errorf("the base image: %w (make opm-image builds it)", err)
 		}
-		config.Labels[configsLabel] = "/configs"
+		cacheDir, err := os.MkdirTemp("", "catalog-cache-")
+		if err != nil {
+			return nil, err
+		}
+		defer func() { _ = os.RemoveAll(cacheDir) }()
+		// The RUN step of catalog.Dockerfile's builder stage.
+		serve := exec.Command(*opm, "serve", *configs, "--cache-dir="+cacheDir, "--cache-only")
+		if output, err := serve.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("building the serve cache of %s: %w\n%s", *configs, err, output)
+		}
+		files, err := treeFiles(*configs, "/configs")
+		if err != nil {
+			return nil, err
+		}
+		cache, err := treeFiles(cacheDir, "/tmp/cache")
+		if err != nil {
+			return nil, err
+		}
+		// The builder stage's RUN writes the cache as the base image's user, and COPY --from
+		// keeps its owner: opm serve, run as that user, locks and may rebuild the cache in place.
+		owner, err := imageUser(baseImage)
+		if err != nil {
+			return nil, err
+		}
+		for i := range cache {
+			cache[i].uid = owner
+		}
+		content, err := layer(append(files, cache...))
+		if err != nil {
+			return nil, err
+		}
+		image, err := mutate.AppendLayers(baseImage, content)
+		if err != nil {
+			return nil, err
+		}
+		return configure(image, func(config *v1.Config) {
+			config.Entrypoint = []string{"/bin/opm"}
+			config.Cmd = []string{"serve", "/configs", "--cache-dir=/tmp/cache"}
+			if config.Labels == nil {
+				config.Labels = map[string]string{}
+			}
+			config.Labels[configsLabel] = "/configs"
+		})
 	})
-	if err != nil {
-		return err
-	}
-	if err := saveImage(common.store, common.tag, image); err != nil {
-		return err
-	}
-	phase("Built "+common.tag+" from "+*configs, start)
-	return nil
 }

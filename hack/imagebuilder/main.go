@@ -32,6 +32,9 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
 )
 
 const usage = `usage: imagebuilder COMMAND [flags]
@@ -76,23 +79,101 @@ func main() {
 	}
 }
 
-// commonFlags are the flags of every command: the store and the image's reference.
-type commonFlags struct {
+// imageCommand is a command about one image of the store: its flags, with the two every
+// such command takes, the store (--store) and the image's reference (--tag).
+type imageCommand struct {
+	flags *flag.FlagSet
 	store string
 	tag   string
+	// required are the names of the command's own flags that must be given.
+	required []string
+	// source is the flag naming the folder the image is built from, which the line saying
+	// the image is built names too; nil where the command has none.
+	source *string
+	// platformFlag is --platform, of the commands that build for one platform; platform is
+	// its value, parsed.
+	platformFlag *string
+	platform     v1.Platform
 }
 
-func newFlagSet(name string, common *commonFlags) *flag.FlagSet {
-	flags := flag.NewFlagSet("imagebuilder "+name, flag.ExitOnError)
-	flags.StringVar(&common.store, "store", "bin/images", "The OCI image layout that keeps the built images.")
-	flags.StringVar(&common.tag, "tag", "", "The image's reference, such as registry.example.com/foo-operator:v0.1.0.")
-	return flags
+func newImageCommand(name string) *imageCommand {
+	command := &imageCommand{flags: flag.NewFlagSet("imagebuilder "+name, flag.ExitOnError)}
+	command.flags.StringVar(&command.store, "store", "bin/images", "The OCI image layout that keeps the built images.")
+	command.flags.StringVar(&command.tag, "tag", "", "The image's reference, such as registry.example.com/foo-operator:v0.1.0.")
+	return command
 }
 
-func (c commonFlags) check() error {
+// requiredString declares a string flag of the command that must be given.
+func (c *imageCommand) requiredString(name, usage string) *string {
+	c.required = append(c.required, name)
+	return c.flags.String(name, "", usage)
+}
+
+// sourceFlag declares the flag naming the folder the image is built from.
+func (c *imageCommand) sourceFlag(name, value, usage string) *string {
+	c.source = c.flags.String(name, value, usage)
+	return c.source
+}
+
+// takesPlatform declares --platform, the one platform the image is built for.
+func (c *imageCommand) takesPlatform(usage string) {
+	c.platformFlag = c.flags.String("platform", "linux/amd64", usage)
+}
+
+// parse parses the command's arguments and checks that --tag and its required flags are
+// given.
+func (c *imageCommand) parse(args []string) error {
+	_ = c.flags.Parse(args)
 	if c.tag == "" {
 		return fmt.Errorf("--tag is required")
 	}
+	for _, name := range c.required {
+		if c.flags.Lookup(name).Value.String() == "" {
+			return c.requiredError()
+		}
+	}
+	return nil
+}
+
+// requiredError names every required flag, as in "--opm, --health-probe and --busybox are
+// required", whichever of them is missing.
+func (c *imageCommand) requiredError() error {
+	names := make([]string, len(c.required))
+	for i, name := range c.required {
+		names[i] = "--" + name
+	}
+	if len(names) == 1 {
+		return fmt.Errorf("%s is required", names[0])
+	}
+	return fmt.Errorf("%s and %s are required", strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
+}
+
+// run parses the command's arguments and its --platform where it takes one, builds its one
+// image and saves it in the store under its reference.
+func (c *imageCommand) run(args []string, build func() (v1.Image, error)) error {
+	if err := c.parse(args); err != nil {
+		return err
+	}
+	start := time.Now()
+	if c.platformFlag != nil {
+		platform, err := parsePlatform(*c.platformFlag)
+		if err != nil {
+			return err
+		}
+		c.platform = platform
+	}
+	image, err := build()
+	if err != nil {
+		return err
+	}
+	if err := saveImage(c.store, c.tag, image); err != nil {
+		return err
+	}
+	built := "Built " + c.tag
+	if c.source != nil {
+		built += " from " + *c.source
+	}
+	phase(built, start)
 	return nil
 }
 

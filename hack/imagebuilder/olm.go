@@ -17,9 +17,7 @@ limitations under the License.
 package main
 
 import (
-	"fmt"
 	"path/filepath"
-	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 )
@@ -29,45 +27,26 @@ import (
 // with /bin/cp linked to busybox's (bundle unpack Jobs copy cpb out of this image with it),
 // run as 1001, olm as the entrypoint.
 func buildOLM(args []string) error {
-	var common commonFlags
-	flags := newFlagSet("olm", &common)
-	binDir := flags.String("bin", "", "The folder of OLM's static binaries: olm, catalog, package-server, cpb, copy-content.")
-	busybox := flags.String("busybox", "", "A static busybox (Debian's busybox-static).")
-	platformFlag := flags.String("platform", "linux/amd64", "The platform the binaries are built for.")
-	_ = flags.Parse(args)
-	if err := common.check(); err != nil {
-		return err
-	}
-	if *binDir == "" || *busybox == "" {
-		return fmt.Errorf("--bin and --busybox are required")
-	}
-	start := time.Now()
-	platform, err := parsePlatform(*platformFlag)
-	if err != nil {
-		return err
-	}
-	binaries := map[string]string{}
-	for _, name := range []string{"olm", "catalog", "package-server", "cpb", "copy-content"} {
-		binaries["/bin/"+name] = *binDir + "/" + name
-	}
-	files, err := staticFiles(binaries)
-	if err != nil {
-		return err
-	}
-	files = append(files, file{path: "/bin/cp", link: "/busybox/cp"})
-	image, err := debugImage(platform, *busybox, files, func(config *v1.Config) {
-		config.User = "1001"
-		config.WorkingDir = "/"
-		config.Entrypoint = []string{"/bin/olm"}
+	command := newImageCommand("olm")
+	binDir := command.requiredString("bin", "The folder of OLM's static binaries: olm, catalog, package-server, cpb, copy-content.")
+	busybox := command.requiredString("busybox", "A static busybox (Debian's busybox-static).")
+	command.takesPlatform("The platform the binaries are built for.")
+	return command.run(args, func() (v1.Image, error) {
+		binaries := map[string]string{}
+		for _, name := range []string{"olm", "catalog", "package-server", "cpb", "copy-content"} {
+			binaries["/bin/"+name] = *binDir + "/" + name
+		}
+		files, err := staticFiles(binaries)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, file{path: "/bin/cp", link: "/busybox/cp"})
+		return debugImage(command.platform, *busybox, files, func(config *v1.Config) {
+			config.User = "1001"
+			config.WorkingDir = "/"
+			config.Entrypoint = []string{"/bin/olm"}
+		})
 	})
-	if err != nil {
-		return err
-	}
-	if err := saveImage(common.store, common.tag, image); err != nil {
-		return err
-	}
-	phase("Built "+common.tag, start)
-	return nil
 }
 
 // buildScorecardTest builds operator-sdk's scorecard-test image as its Dockerfile does:
@@ -104,37 +83,18 @@ func buildOLMv1(args []string) error {
 // for --platform) on the distroless base: the program at the path target gives it, as the
 // entrypoint, with extra files beside it and the config changed by configure.
 func buildProgramImage(name, program string, args []string, target func(binary string) string, extra []file, configure func(*v1.Config)) error {
-	var common commonFlags
-	flags := newFlagSet(name, &common)
-	binary := flags.String("binary", "", program+", built static.")
-	platformFlag := flags.String("platform", "linux/amd64", "The platform the binary is built for.")
-	_ = flags.Parse(args)
-	if err := common.check(); err != nil {
-		return err
-	}
-	if *binary == "" {
-		return fmt.Errorf("--binary is required")
-	}
-	start := time.Now()
-	platform, err := parsePlatform(*platformFlag)
-	if err != nil {
-		return err
-	}
-	entrypoint := target(*binary)
-	files, err := staticFiles(map[string]string{entrypoint: *binary})
-	if err != nil {
-		return err
-	}
-	image, err := imageOnBase(platform, append(files, extra...), func(config *v1.Config) {
-		configure(config)
-		config.Entrypoint = []string{entrypoint}
+	command := newImageCommand(name)
+	binary := command.requiredString("binary", program+", built static.")
+	command.takesPlatform("The platform the binary is built for.")
+	return command.run(args, func() (v1.Image, error) {
+		entrypoint := target(*binary)
+		files, err := staticFiles(map[string]string{entrypoint: *binary})
+		if err != nil {
+			return nil, err
+		}
+		return imageOnBase(command.platform, append(files, extra...), func(config *v1.Config) {
+			configure(config)
+			config.Entrypoint = []string{entrypoint}
+		})
 	})
-	if err != nil {
-		return err
-	}
-	if err := saveImage(common.store, common.tag, image); err != nil {
-		return err
-	}
-	phase("Built "+common.tag, start)
-	return nil
 }

@@ -103,17 +103,15 @@ func storedImage(dir, ref string) (v1.Image, error) {
 // push sends an image (or index) of the store to the registry its reference names. TLS
 // trusts the system's CAs, or SSL_CERT_FILE's where it is set.
 func push(args []string) error {
-	var common commonFlags
-	flags := newFlagSet("push", &common)
-	_ = flags.Parse(args)
-	if err := common.check(); err != nil {
+	command := newImageCommand("push")
+	if err := command.parse(args); err != nil {
 		return err
 	}
-	ref, err := name.ParseReference(common.tag)
+	ref, err := name.ParseReference(command.tag)
 	if err != nil {
 		return err
 	}
-	store, descriptor, err := stored(common.store, common.tag)
+	store, descriptor, err := stored(command.store, command.tag)
 	if err != nil {
 		return err
 	}
