@@ -42,7 +42,7 @@ var _ = Describe("A conflict storm", func() {
 			stormTime = 10 * time.Second
 		)
 		namespace, friends := populate(ctx)
-		manager := startOperator(ctx, "conflicts")
+		manager := environment.StartOperator(ctx, "conflicts")
 		Eventually(isLeader(manager)).Should(BeTrue())
 		expectAllStatusesRight(ctx, namespace)
 

@@ -60,9 +60,9 @@ var _ = Describe("Leader election", func() {
 		namespace, friends := populate(ctx)
 
 		By("starting a leader and a standby")
-		first := startOperator(ctx, "first", shortLeaseArgs...)
+		first := environment.StartOperator(ctx, "first", shortLeaseArgs...)
 		Eventually(isLeader(first)).Should(BeTrue())
-		second := startOperator(ctx, "second", shortLeaseArgs...)
+		second := environment.StartOperator(ctx, "second", shortLeaseArgs...)
 		Eventually(isCandidate(second)).Should(BeTrue())
 		report("Initial convergence of 1000 Foos", expectAllStatusesRight(ctx, namespace).Round(time.Millisecond).String())
 
@@ -84,7 +84,7 @@ var _ = Describe("Leader election", func() {
 		report("Convergence after the churn stopped", expectAllStatusesRight(ctx, namespace).Round(time.Millisecond).String())
 
 		By("handing over to a new standby with SIGTERM")
-		third := startOperator(ctx, "third", shortLeaseArgs...)
+		third := environment.StartOperator(ctx, "third", shortLeaseArgs...)
 		Eventually(isCandidate(third)).Should(BeTrue())
 		terminated := time.Now()
 		Expect(second.Signal(syscall.SIGTERM)).To(Succeed())
@@ -108,7 +108,7 @@ var _ = Describe("Leader election", func() {
 
 	It("ends within the pod's termination grace period on SIGTERM and releases the lease", func(ctx context.Context) {
 		namespace, friends := populate(ctx)
-		manager := startOperator(ctx, "graceful")
+		manager := environment.StartOperator(ctx, "graceful")
 		Eventually(isLeader(manager)).Should(BeTrue())
 		startChurn(ctx, namespace, friends)
 		time.Sleep(2 * time.Second) // be busy reconciling when the signal comes

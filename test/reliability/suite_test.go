@@ -51,24 +51,13 @@ const (
 )
 
 // environment is the control plane with the operator installed, and the manager binary.
-var environment *suite.Environment
+var environment = suite.EnvironmentBeforeSuite(suite.Options{
+	WorkDirPrefix: "foo-reliability-", EventuallyTimeout: 2 * time.Minute, StopTimeout: 15 * time.Second,
+})
 
 func TestReliability(t *testing.T) {
 	RegisterFailHandler(Fail)
-	SetDefaultEventuallyTimeout(2 * time.Minute)
-	SetDefaultEventuallyPollingInterval(100 * time.Millisecond)
 	RunSpecs(t, "Reliability suite")
-}
-
-var _ = BeforeSuite(func(ctx context.Context) {
-	environment = suite.SetUpEnvironment(ctx, "foo-reliability-")
-})
-
-// startOperator runs one manager process with the operator's token and the shipped flags
-// plus extraArgs. It is stopped when the spec ends, and its log printed if the spec failed.
-func startOperator(ctx context.Context, name string, extraArgs ...string) *localcluster.Manager {
-	GinkgoHelper()
-	return environment.StartOperator(ctx, name, 15*time.Second, extraArgs...)
 }
 
 // isLeader tells whether manager has become leader, from its log.

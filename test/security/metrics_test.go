@@ -41,7 +41,7 @@ var _ = Describe("The metrics endpoint", func() {
 	)
 
 	BeforeEach(func(ctx context.Context) {
-		manager := startOperator(ctx, "metrics")
+		manager := environment.StartOperator(ctx, "metrics")
 		metricsURL = fmt.Sprintf("https://127.0.0.1:%d/metrics", manager.MetricsPort)
 		// The manager serves metrics with a self-signed certificate; what is tested here is
 		// who may read them, not the certificate.

@@ -130,7 +130,7 @@ var _ = Describe("RBAC as shipped", func() {
 	)
 
 	It("runs the product story with only the shipped RBAC and is never forbidden", func(ctx context.Context) {
-		manager := startOperator(ctx, "rbac")
+		manager := environment.StartOperator(ctx, "rbac")
 		namespace, err := environment.ControlPlane.CreateNamespace(ctx, "rbac-")
 		Expect(err).NotTo(HaveOccurred())
 		c := environment.ControlPlane.Client

@@ -17,7 +17,6 @@ limitations under the License.
 package security
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -25,7 +24,6 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/example/foo-operator/test/harness/suite"
-	"github.com/example/foo-operator/test/localcluster"
 )
 
 // This suite installs the operator as shipped (config/default) on an apiserver with RBAC
@@ -33,23 +31,11 @@ import (
 // its ServiceAccount's token.
 
 // environment is the control plane with the operator installed, and the manager binary.
-var environment *suite.Environment
+var environment = suite.EnvironmentBeforeSuite(suite.Options{
+	WorkDirPrefix: "foo-security-", EventuallyTimeout: 30 * time.Second, StopTimeout: 10 * time.Second,
+})
 
 func TestSecurity(t *testing.T) {
 	RegisterFailHandler(Fail)
-	SetDefaultEventuallyTimeout(30 * time.Second)
-	SetDefaultEventuallyPollingInterval(100 * time.Millisecond)
 	RunSpecs(t, "Security suite")
-}
-
-var _ = BeforeSuite(func(ctx context.Context) {
-	environment = suite.SetUpEnvironment(ctx, "foo-security-")
-})
-
-// startOperator runs the manager binary with the operator ServiceAccount's token and the
-// flags of config/manager. It is stopped when the spec ends, and its log is printed if the
-// spec failed.
-func startOperator(ctx context.Context, name string) *localcluster.Manager {
-	GinkgoHelper()
-	return environment.StartOperator(ctx, name, 10*time.Second)
 }

@@ -14,8 +14,8 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package suite holds the Ginkgo side of the harness: what a Ginkgo suite calls from its
-// BeforeSuite. The harness package itself has no test framework in it, so that programs
+// Package suite holds the Ginkgo side of the harness: what a Ginkgo suite calls to set up
+// and run its specs. The harness package itself has no test framework in it, so that programs
 // such as the benchmark can use it without taking Ginkgo's flags.
 package suite
 
@@ -41,15 +41,34 @@ type Environment struct {
 	ManagerBin string
 	// WorkDir holds the binary and whatever else the suite writes; it is removed at the end.
 	WorkDir string
+	options Options
 }
 
-// SetUpEnvironment starts an Environment for a Ginkgo suite and registers its teardown.
-// Call it from BeforeSuite; workDirPrefix names the suite's scratch folder.
-func SetUpEnvironment(ctx context.Context, workDirPrefix string) *Environment {
-	GinkgoHelper()
-	env := &Environment{}
+// Options are what tells one suite's Environment from another's.
+type Options struct {
+	// WorkDirPrefix names the suite's scratch folder.
+	WorkDirPrefix string
+	// EventuallyTimeout is how long the suite's Eventually waits; it polls every 100ms.
+	EventuallyTimeout time.Duration
+	// StopTimeout is how long a manager the suite started has to stop when its spec ends.
+	StopTimeout time.Duration
+}
+
+// EnvironmentBeforeSuite declares the BeforeSuite that sets up a Ginkgo suite's Environment
+// and registers its teardown, and returns the Environment, which is ready when the specs
+// run. Call it at the top level of the suite, where BeforeSuite itself is called.
+func EnvironmentBeforeSuite(options Options) *Environment {
+	env := &Environment{options: options}
+	BeforeSuite(env.setUp)
+	return env
+}
+
+func (env *Environment) setUp(ctx context.Context) {
+	SetDefaultEventuallyTimeout(env.options.EventuallyTimeout)
+	SetDefaultEventuallyPollingInterval(100 * time.Millisecond)
+
 	var err error
-	env.WorkDir, err = os.MkdirTemp("", workDirPrefix)
+	env.WorkDir, err = os.MkdirTemp("", env.options.WorkDirPrefix)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(os.RemoveAll, env.WorkDir)
 
@@ -62,13 +81,12 @@ func SetUpEnvironment(ctx context.Context, workDirPrefix string) *Environment {
 
 	env.Installed, err = env.ControlPlane.InstallOperator(ctx)
 	Expect(err).NotTo(HaveOccurred())
-	return env
 }
 
 // StartOperator runs the manager binary as the operator's ServiceAccount (with its token) and
-// the flags of config/manager, plus extraArgs. It is stopped when the spec ends, within
-// stopTimeout, and its log is printed if the spec failed.
-func (env *Environment) StartOperator(ctx context.Context, name string, stopTimeout time.Duration, extraArgs ...string) *localcluster.Manager {
+// the flags of config/manager, plus extraArgs. It is stopped when the spec ends, and its log
+// is printed if the spec failed.
+func (env *Environment) StartOperator(ctx context.Context, name string, extraArgs ...string) *localcluster.Manager {
 	GinkgoHelper()
 	kubeconfig, err := env.ControlPlane.OperatorKubeconfig(ctx, env.WorkDir)
 	Expect(err).NotTo(HaveOccurred())
@@ -78,7 +96,7 @@ func (env *Environment) StartOperator(ctx context.Context, name string, stopTime
 	})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() {
-		_, _ = manager.Stop(stopTimeout)
+		_, _ = manager.Stop(env.options.StopTimeout)
 		if CurrentSpecReport().Failed() {
 			GinkgoWriter.Printf("Log of manager %s:\n%s\n", manager.Name, manager.Logs())
 		}
