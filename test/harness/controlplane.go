@@ -16,7 +16,8 @@ limitations under the License.
 
 // Package harness holds the glue of the black-box suites that run the manager as a process
 // against a local control plane (started by the localcluster library): the operator's
-// manifests, the credentials it runs with, and what the suites check of the Foos.
+// manifests, the credentials it runs with, and what the suites check of the Foos; and the
+// checks that the suites of the project's files and images share.
 package harness
 
 import (

@@ -42,6 +42,7 @@ import (
 	registryclient "github.com/operator-framework/operator-registry/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	"github.com/example/foo-operator/test/harness"
 	"github.com/example/foo-operator/test/localcluster"
 )
 
@@ -62,7 +63,7 @@ func TestEveryImageReachableFromTheCatalogIsPublished(t *testing.T) {
 
 // checkPublishedCatalog checks the catalog image of the project in checkout, as published.
 func checkPublishedCatalog(t *testing.T, checkout string) {
-	catalogRef := env.imageTagBase + "-catalog:v" + makefileVersion(t, checkout)
+	catalogRef := env.imageTagBase + "-catalog:v" + harness.MakefileVersion(t, checkout)
 	catalogRoot := extractImage(t, catalogRef, hostPlatform())
 	bundles := serveCatalog(t, catalogRoot)
 
@@ -122,7 +123,7 @@ func checkBundle(t *testing.T, checkout string, bundle servedBundle) {
 	if err != nil || len(csvFiles) != 1 {
 		t.Fatalf("the bundle image %s holds CSVs %v, want one: %v", bundle.BundlePath, csvFiles, err)
 	}
-	csv := decodeCSVYAML(t, readFile(t, csvFiles[0]))
+	csv := decodeCSVYAML(t, harness.ReadFile(t, csvFiles[0]))
 	operatorImage := env.imageTagBase + ":v" + bundle.Version
 	references := map[string]string{"its containerImage annotation": csv.containerImage}
 	for i, image := range csv.deploymentImages {
@@ -157,7 +158,9 @@ func checkBundle(t *testing.T, checkout string, bundle servedBundle) {
 	})
 
 	t.Run("operator-sdk validates the bundle image", func(t *testing.T) {
-		checkBundleValidates(t, bundle.BundlePath)
+		// operator-sdk pulls the image itself and unpacks it into its working folder.
+		harness.CheckBundleValidates(t, env.operatorSDK, t.TempDir(), bundle.BundlePath,
+			"--image-builder", "none", "--select-optional", "suite=operatorframework")
 	})
 }
 
@@ -217,7 +220,7 @@ func checkManagerImage(t *testing.T, checkout, reference string) {
 // TestCatalogImageIsWhatCatalogDockerfileDeclares checks the catalog image against
 // catalog.Dockerfile: its configuration, and /configs holding the rendered catalog.
 func TestCatalogImageIsWhatCatalogDockerfileDeclares(t *testing.T) {
-	reference := env.imageTagBase + "-catalog:v" + makefileVersion(t, env.checkout)
+	reference := env.imageTagBase + "-catalog:v" + harness.MakefileVersion(t, env.checkout)
 	dockerfile, err := parseDockerfile(filepath.Join(env.checkout, "catalog.Dockerfile"))
 	if err != nil {
 		t.Fatal(err)
@@ -322,7 +325,7 @@ func relatedImagesOf(t *testing.T, dir string) map[string][]string {
 		t.Fatal(err)
 	}
 	for _, file := range files {
-		for _, document := range bytes.Split(readFile(t, file), []byte("\n---\n")) {
+		for _, document := range bytes.Split(harness.ReadFile(t, file), []byte("\n---\n")) {
 			var object struct {
 				Schema        string `json:"schema"`
 				Name          string `json:"name"`
@@ -384,34 +387,6 @@ func decodeCSV(t *testing.T, data []byte) csvImages {
 		images.deploymentImages = append(images.deploymentImages, related.Image)
 	}
 	return images
-}
-
-// checkBundleValidates runs `operator-sdk bundle validate` on the image, pulled from the
-// registry by operator-sdk itself, and wants neither an error nor a warning.
-func checkBundleValidates(t *testing.T, reference string) {
-	t.Helper()
-	command := exec.Command(env.operatorSDK, "bundle", "validate", reference, "--image-builder", "none",
-		"--select-optional", "suite=operatorframework", "--output", "json-alpha1")
-	command.Dir = t.TempDir() // it unpacks the image into the working folder
-	output, err := command.Output()
-	var result struct {
-		Passed  bool `json:"passed"`
-		Outputs []struct {
-			Type    string `json:"type"`
-			Message string `json:"message"`
-		} `json:"outputs"`
-	}
-	if jsonErr := json.Unmarshal(output, &result); jsonErr != nil {
-		t.Fatalf("operator-sdk bundle validate %s: %v %v\n%s", reference, err, jsonErr, output)
-	}
-	for _, finding := range result.Outputs {
-		if finding.Type == "error" || finding.Type == "warning" {
-			t.Errorf("operator-sdk bundle validate %s: %s: %s", reference, finding.Type, finding.Message)
-		}
-	}
-	if !result.Passed || err != nil {
-		t.Errorf("operator-sdk bundle validate %s did not pass: %v\n%s", reference, err, output)
-	}
 }
 
 // bundleSource is the folder the bundle of a release was built from: its folder under
@@ -541,18 +516,9 @@ func runTool(t *testing.T, tool string, args ...string) []byte {
 	return output
 }
 
-func readFile(t *testing.T, path string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
-}
-
 func readYAML(t *testing.T, path string, into any) {
 	t.Helper()
-	if err := yaml.Unmarshal(readFile(t, path), into); err != nil {
+	if err := yaml.Unmarshal(harness.ReadFile(t, path), into); err != nil {
 		t.Fatalf("reading %s: %v", path, err)
 	}
 }
@@ -566,23 +532,12 @@ func releases(t *testing.T, checkout string) []string {
 		t.Fatal(err)
 	}
 	versions := make([]string, 0, 1+len(matches))
-	versions = append(versions, makefileVersion(t, checkout))
+	versions = append(versions, harness.MakefileVersion(t, checkout))
 	for _, match := range matches {
 		versions = append(versions, filepath.Base(filepath.Dir(match)))
 	}
 	sort.Strings(versions)
 	return versions
-}
-
-func makefileVersion(t *testing.T, checkout string) string {
-	t.Helper()
-	for _, line := range strings.Split(string(readFile(t, filepath.Join(checkout, "Makefile"))), "\n") {
-		if version, ok := strings.CutPrefix(line, "VERSION ?= "); ok {
-			return strings.TrimSpace(version)
-		}
-	}
-	t.Fatal("the Makefile sets no VERSION")
-	return ""
 }
 
 // extractImage writes the filesystem of the image reference (for platform) into a

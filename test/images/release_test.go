@@ -25,6 +25,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/example/foo-operator/test/harness"
 )
 
 // TestReleaseCutsAFourthReleaseThatPublishesWhole cuts release 0.4.0 in a copy of the
@@ -40,15 +42,15 @@ func TestReleaseCutsAFourthReleaseThatPublishesWhole(t *testing.T) {
 	runIn(t, copyDir, "git", "-c", "user.name=image tests", "-c", "user.email=image-tests@example.com",
 		"commit", "--quiet", "--allow-empty", "-m", "The project as the image tests publish it")
 
-	before := makefileVersion(t, copyDir)
+	before := harness.MakefileVersion(t, copyDir)
 	runIn(t, copyDir, "make", "--no-print-directory", "release", "VERSION=0.4.0")
-	if version := makefileVersion(t, copyDir); version != "0.4.0" {
+	if version := harness.MakefileVersion(t, copyDir); version != "0.4.0" {
 		t.Fatalf("after make release the Makefile builds %s, want 0.4.0", version)
 	}
 	if _, err := os.Stat(filepath.Join(copyDir, "releases", before, "source-commit")); err != nil {
 		t.Fatalf("make release did not freeze %s: %v", before, err)
 	}
-	channel := string(readFile(t, filepath.Join(copyDir, "catalog", packageName, "channel-stable.yaml")))
+	channel := string(harness.ReadFile(t, filepath.Join(copyDir, "catalog", packageName, "channel-stable.yaml")))
 	for _, want := range []string{"- name: foo-operator.v0.4.0", "replaces: foo-operator.v" + before, "skipRange: '>=0.1.0 <0.4.0'"} {
 		if !strings.Contains(channel, want) {
 			t.Errorf("the stable channel after make release lacks %q:\n%s", want, channel)

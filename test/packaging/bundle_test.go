@@ -29,6 +29,8 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"sigs.k8s.io/yaml"
+
+	"github.com/example/foo-operator/test/harness"
 )
 
 // TestBundlePassesOperatorFrameworkSuite runs the validators of
@@ -226,7 +228,7 @@ func TestManagerContainerIsBoundedAndRestricted(t *testing.T) {
 
 // TestIconIsTheProjectIcon checks that the CSV and the catalog show docs/icon.svg.
 func TestIconIsTheProjectIcon(t *testing.T) {
-	want := readFile(t, repoRoot+"/docs/icon.svg")
+	want := harness.ReadFile(t, repoRoot+"/docs/icon.svg")
 	icons := loadCSV(t).Spec.Icon
 	if len(icons) != 1 || icons[0].MediaType != "image/svg+xml" {
 		t.Fatalf("the CSV has icons %v, want one image/svg+xml", icons)
@@ -241,7 +243,7 @@ func TestIconIsTheProjectIcon(t *testing.T) {
 			Data string `json:"base64data"`
 		} `json:"icon"`
 	}
-	if err := yaml.Unmarshal(readFile(t, catalogDir+"/"+packageName+"/package.yaml"), &pkg); err != nil {
+	if err := yaml.Unmarshal(harness.ReadFile(t, catalogDir+"/"+packageName+"/package.yaml"), &pkg); err != nil {
 		t.Fatal(err)
 	}
 	if strings.TrimSpace(pkg.Icon.Data) != icons[0].Data {

@@ -31,6 +31,8 @@ import (
 	"github.com/blang/semver/v4"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
+
+	"github.com/example/foo-operator/test/harness"
 )
 
 // TestCatalogPassesOpmValidate runs the validation OLM's catalog tooling runs before serving.
@@ -139,7 +141,7 @@ func TestStableChannelIsOneUpgradeChain(t *testing.T) {
 			}
 		}
 	}
-	if makefileVersion := versionInMakefile(t); headVersion.String() != makefileVersion {
+	if makefileVersion := harness.MakefileVersion(t, repoRoot); headVersion.String() != makefileVersion {
 		t.Errorf("the head of the channel is %s, but the Makefile builds VERSION %s: run `make release`", headVersion, makefileVersion)
 	}
 }
@@ -179,7 +181,7 @@ func loadCatalog(t *testing.T) []catalogObject {
 		if err != nil || entry.IsDir() {
 			return err
 		}
-		reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(readFile(t, path))))
+		reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(harness.ReadFile(t, path))))
 		for {
 			document, err := reader.Read()
 			if errors.Is(err, io.EOF) {
@@ -204,17 +206,6 @@ func loadCatalog(t *testing.T) []catalogObject {
 	return objects
 }
 
-func versionInMakefile(t *testing.T) string {
-	t.Helper()
-	for _, line := range strings.Split(string(readFile(t, repoRoot+"/Makefile")), "\n") {
-		if version, ok := strings.CutPrefix(line, "VERSION ?= "); ok {
-			return strings.TrimSpace(version)
-		}
-	}
-	t.Fatal("the Makefile sets no VERSION")
-	return ""
-}
-
 // TestScorecardRunsTheStandardTestsOfTheSDKInUse checks bundle/tests/scorecard/config.yaml.
 func TestScorecardRunsTheStandardTestsOfTheSDKInUse(t *testing.T) {
 	var config struct {
@@ -225,11 +216,11 @@ func TestScorecardRunsTheStandardTestsOfTheSDKInUse(t *testing.T) {
 			} `json:"tests"`
 		} `json:"stages"`
 	}
-	if err := yaml.Unmarshal(readFile(t, bundleDir+"/tests/scorecard/config.yaml"), &config); err != nil {
+	if err := yaml.Unmarshal(harness.ReadFile(t, bundleDir+"/tests/scorecard/config.yaml"), &config); err != nil {
 		t.Fatal(err)
 	}
 	sdkVersion := ""
-	for _, line := range strings.Split(string(readFile(t, repoRoot+"/hack/tools/operator-sdk/go.mod")), "\n") {
+	for _, line := range strings.Split(string(harness.ReadFile(t, repoRoot+"/hack/tools/operator-sdk/go.mod")), "\n") {
 		fields := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "require "))
 		if len(fields) >= 2 && fields[0] == "github.com/operator-framework/operator-sdk" {
 			sdkVersion = fields[1]

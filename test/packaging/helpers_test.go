@@ -20,7 +20,6 @@ limitations under the License.
 package packaging
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -55,13 +54,4 @@ func loadCSV(t *testing.T) *operatorsv1alpha1.ClusterServiceVersion {
 		t.Fatalf("%s has no ClusterServiceVersion", bundleDir)
 	}
 	return bundle.CSV
-}
-
-func readFile(t *testing.T, path string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
 }

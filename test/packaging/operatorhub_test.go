@@ -17,7 +17,6 @@ limitations under the License.
 package packaging
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,6 +25,8 @@ import (
 
 	"github.com/operator-framework/api/pkg/manifests"
 	"sigs.k8s.io/yaml"
+
+	"github.com/example/foo-operator/test/harness"
 )
 
 // TestOperatorHubSubmissionPassesTheCommunityChecks writes the community-operators layout
@@ -45,7 +46,7 @@ func TestOperatorHubSubmissionPassesTheCommunityChecks(t *testing.T) {
 	packageDir := filepath.Join(out, "operators", packageName)
 
 	var ci map[string]any
-	if err := yaml.Unmarshal(readFile(t, filepath.Join(packageDir, "ci.yaml")), &ci); err != nil {
+	if err := yaml.Unmarshal(harness.ReadFile(t, filepath.Join(packageDir, "ci.yaml")), &ci); err != nil {
 		t.Fatalf("ci.yaml: %v", err)
 	}
 	if ci["updateGraph"] != "replaces-mode" {
@@ -67,7 +68,7 @@ func TestOperatorHubSubmissionPassesTheCommunityChecks(t *testing.T) {
 			// operatorhubv2 is what the deprecated "operatorhub" validator became; community
 			// is the community-operators pipeline's own.
 			for _, selector := range []string{"name=operatorhubv2", "name=community", "suite=operatorframework"} {
-				checkValidates(t, operatorSDK, dir, selector)
+				harness.CheckBundleValidates(t, operatorSDK, "", dir, "--select-optional", selector)
 			}
 			bundle, err := manifests.GetBundleFromDir(dir)
 			if err != nil || bundle.CSV == nil {
@@ -108,7 +109,7 @@ func TestOperatorHubSubmissionPassesTheCommunityChecks(t *testing.T) {
 	checkReplacesGraph(t, replaces)
 
 	for _, file := range listCatalogFiles(t) {
-		if strings.Contains(string(readFile(t, file)), "olm.bundle.object") {
+		if strings.Contains(string(harness.ReadFile(t, file)), "olm.bundle.object") {
 			t.Errorf("%s carries olm.bundle.object, which the community catalogs refuse since OpenShift 4.17", file)
 		}
 	}
@@ -148,31 +149,6 @@ func checkReplacesGraph(t *testing.T, replaces map[string]string) {
 		if !reached[name] {
 			t.Errorf("%s dangles: the head %s does not reach it through replaces", name, heads[0])
 		}
-	}
-}
-
-// checkValidates runs `operator-sdk bundle validate` with the optional validators
-// selector and wants no error and no warning.
-func checkValidates(t *testing.T, operatorSDK, dir, selector string) {
-	t.Helper()
-	output, err := exec.Command(operatorSDK, "bundle", "validate", dir, "--select-optional", selector, "--output", "json-alpha1").Output()
-	var result struct {
-		Passed  bool `json:"passed"`
-		Outputs []struct {
-			Type    string `json:"type"`
-			Message string `json:"message"`
-		} `json:"outputs"`
-	}
-	if jsonErr := json.Unmarshal(output, &result); jsonErr != nil {
-		t.Fatalf("operator-sdk bundle validate %s --select-optional %s: %v %v\n%s", dir, selector, err, jsonErr, output)
-	}
-	for _, finding := range result.Outputs {
-		if finding.Type == "error" || finding.Type == "warning" {
-			t.Errorf("bundle validate --select-optional %s: %s: %s", selector, finding.Type, finding.Message)
-		}
-	}
-	if !result.Passed {
-		t.Errorf("bundle validate %s --select-optional %s did not pass:\n%s", dir, selector, output)
 	}
 }
 

@@ -24,13 +24,15 @@ import (
 	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/example/foo-operator/test/harness"
 )
 
 // TestReadmeInstallsFromTheCatalog checks that the install YAML in the README decodes
 // strictly as OLM's types, and that the Subscription finds this package's channel in the
 // CatalogSource it shows.
 func TestReadmeInstallsFromTheCatalog(t *testing.T) {
-	readme := string(readFile(t, repoRoot+"/README.md"))
+	readme := string(harness.ReadFile(t, repoRoot+"/README.md"))
 	blocks := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(readme, -1)
 
 	var (

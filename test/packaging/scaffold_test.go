@@ -22,6 +22,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/example/foo-operator/test/harness"
 )
 
 // TestOperatorSDKScaffoldsIntoTheLayout adds a kind to a copy of the project with
@@ -48,7 +50,7 @@ func TestOperatorSDKScaffoldsIntoTheLayout(t *testing.T) {
 			t.Errorf("operator-sdk create api wrote %s, a place of the layout before go/v4", path)
 		}
 	}
-	main := string(readFile(t, filepath.Join(project, "cmd", "main.go")))
+	main := string(harness.ReadFile(t, filepath.Join(project, "cmd", "main.go")))
 	for _, wiring := range []string{"controller.BarReconciler", "tutorialv1alpha1.AddToScheme(scheme)"} {
 		if !strings.Contains(main, wiring) {
 			t.Errorf("operator-sdk create api did not add %q to cmd/main.go: its scaffold markers are missing or moved", wiring)
