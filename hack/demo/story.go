@@ -48,9 +48,38 @@ const waitTimeout = "30s"
 type step struct {
 	title    string
 	commands [][]string
+	// happy and unhappy name the Foos that the step's commands turn (or leave) happy and
+	// unhappy: where it names any, the step ends by waiting for their Happy condition and
+	// showing the Foos.
+	happy, unhappy []string
 	// wantEvents lists, per Foo, the reasons of which one new Event must appear.
 	wantEvents map[string][]string
 	note       string
+}
+
+// allCommands are the step's commands, then, where it names Foos happy or unhappy, a
+// `kubectl wait` for their Happy condition and `kubectl get foos`.
+func (s step) allCommands() [][]string {
+	if len(s.happy) == 0 && len(s.unhappy) == 0 {
+		return s.commands
+	}
+	commands := slices.Clone(s.commands)
+	if len(s.happy) > 0 {
+		commands = append(commands, untilHappy(true, s.happy))
+	}
+	if len(s.unhappy) > 0 {
+		commands = append(commands, untilHappy(false, s.unhappy))
+	}
+	return append(commands, kubectlCommand("get", "foos"))
+}
+
+// untilHappy is the `kubectl wait` until each of foos shows the Happy condition happy.
+func untilHappy(happy bool, foos []string) []string {
+	args := []string{"wait", fmt.Sprintf("--for=condition=Happy=%t", happy), "--timeout=" + waitTimeout}
+	for _, foo := range foos {
+		args = append(args, "foo/"+foo)
+	}
+	return kubectlCommand(args...)
 }
 
 var unhappyReasons = []string{tutorialv1.FriendNotFoundReason, tutorialv1.FriendTerminatingReason}
@@ -82,41 +111,29 @@ func story(c *demoCluster) []step {
 	}
 	steps = append(steps,
 		step{
-			title: "Apply the samples: foo-01 looks for a pod named jack, foo-02 for one named joe",
-			commands: [][]string{
-				kubectlCommand("apply", "-k", "config/samples"),
-				kubectlCommand("wait", "--for=condition=Happy=false", "--timeout="+waitTimeout, "foo/foo-01", "foo/foo-02"),
-				kubectlCommand("get", "foos"),
-			},
-			note: "No Events yet: a new Foo without a friend starts unhappy, which is no change of mood.",
+			title:    "Apply the samples: foo-01 looks for a pod named jack, foo-02 for one named joe",
+			commands: [][]string{kubectlCommand("apply", "-k", "config/samples")},
+			unhappy:  []string{"foo-01", "foo-02"},
+			note:     "No Events yet: a new Foo without a friend starts unhappy, which is no change of mood.",
 		},
 		step{
-			title: "Create pod jack: foo-01 becomes happy, foo-02 still waits for joe",
-			commands: [][]string{
-				kubectlCommand("run", "jack", "--image="+c.jackImage),
-				kubectlCommand("wait", "--for=condition=Happy=true", "--timeout="+waitTimeout, "foo/foo-01"),
-				kubectlCommand("wait", "--for=condition=Happy=false", "--timeout="+waitTimeout, "foo/foo-02"),
-				kubectlCommand("get", "foos"),
-			},
+			title:      "Create pod jack: foo-01 becomes happy, foo-02 still waits for joe",
+			commands:   [][]string{kubectlCommand("run", "jack", "--image="+c.jackImage)},
+			happy:      []string{"foo-01"},
+			unhappy:    []string{"foo-02"},
 			wantEvents: map[string][]string{"foo-01": {tutorialv1.FriendFoundReason}},
 			note:       jackNote,
 		},
 		step{
-			title: "Point foo-02 at jack: foo-02 becomes happy too",
-			commands: [][]string{
-				kubectlCommand("patch", "foo", "foo-02", "--type=merge", "-p", `{"spec":{"name":"jack"}}`),
-				kubectlCommand("wait", "--for=condition=Happy=true", "--timeout="+waitTimeout, "foo/foo-02"),
-				kubectlCommand("get", "foos"),
-			},
+			title:      "Point foo-02 at jack: foo-02 becomes happy too",
+			commands:   [][]string{kubectlCommand("patch", "foo", "foo-02", "--type=merge", "-p", `{"spec":{"name":"jack"}}`)},
+			happy:      []string{"foo-02"},
 			wantEvents: map[string][]string{"foo-02": {tutorialv1.FriendFoundReason}},
 		},
 		step{
-			title: "Delete jack: both Foos lose their friend",
-			commands: [][]string{
-				kubectlCommand("delete", "pod", "jack"),
-				kubectlCommand("wait", "--for=condition=Happy=false", "--timeout="+waitTimeout, "foo/foo-01", "foo/foo-02"),
-				kubectlCommand("get", "foos"),
-			},
+			title:      "Delete jack: both Foos lose their friend",
+			commands:   [][]string{kubectlCommand("delete", "pod", "jack")},
+			unhappy:    []string{"foo-01", "foo-02"},
 			wantEvents: map[string][]string{"foo-01": unhappyReasons, "foo-02": unhappyReasons},
 		},
 		step{
@@ -156,7 +173,7 @@ func tellStory(ctx context.Context, c *demoCluster, w io.Writer) error {
 	steps := story(c)
 	for i, s := range steps {
 		_, _ = fmt.Fprintf(w, "\n--- Step %d of %d: %s\n", i+1, len(steps), s.title)
-		for _, command := range s.commands {
+		for _, command := range s.allCommands() {
 			_, _ = fmt.Fprintf(w, "$ %s\n", shellJoin(command))
 			var output string
 			if command[0] == "make" {
