@@ -91,44 +91,15 @@ func TestStableChannelIsOneUpgradeChain(t *testing.T) {
 	}
 
 	entries := map[string]catalogEntry{}
-	replacedOrSkipped := map[string]bool{}
+	replaces, skipped := map[string]string{}, map[string]bool{}
 	for _, entry := range channel.Entries {
 		entries[entry.Name] = entry
-		if entry.Replaces != "" {
-			replacedOrSkipped[entry.Replaces] = true
-		}
-		for _, skipped := range entry.Skips {
-			replacedOrSkipped[skipped] = true
+		replaces[entry.Name] = entry.Replaces
+		for _, name := range entry.Skips {
+			skipped[name] = true
 		}
 	}
-
-	var heads []string
-	for name := range entries {
-		if !replacedOrSkipped[name] {
-			heads = append(heads, name)
-		}
-	}
-	if len(heads) != 1 {
-		t.Fatalf("the stable channel has heads %v, want exactly one", heads)
-	}
-
-	reached := map[string]bool{}
-	for name := heads[0]; name != ""; name = entries[name].Replaces {
-		if _, ok := entries[name]; !ok {
-			t.Fatalf("%s is replaced, but is not in the channel", name)
-		}
-		if reached[name] {
-			t.Fatalf("the replaces chain loops at %s", name)
-		}
-		reached[name] = true
-	}
-	for name := range entries {
-		if !reached[name] {
-			t.Errorf("%s is not reachable from the head %s through replaces", name, heads[0])
-		}
-	}
-
-	head := entries[heads[0]]
+	head := entries[checkUpgradeGraph(t, "the stable channel", replaces, skipped)]
 	headVersion := bundleVersion(t, bundles, head.Name)
 	if len(entries) > 1 {
 		skipRange, err := semver.ParseRange(head.SkipRange)

@@ -55,3 +55,44 @@ func loadCSV(t *testing.T) *operatorsv1alpha1.ClusterServiceVersion {
 	}
 	return bundle.CSV
 }
+
+// checkUpgradeGraph checks the upgrade graph OLM builds from replaces (each release's name,
+// and the name of the release it replaces or "") and skipped (the releases another one
+// skips): every replaced release exists, one head is neither replaced nor skipped, and it
+// reaches every release through replaces, with no loop. It returns the head; what names
+// the graph in messages.
+func checkUpgradeGraph(t *testing.T, what string, replaces map[string]string, skipped map[string]bool) string {
+	t.Helper()
+	replaced := map[string]bool{}
+	for name, previous := range replaces {
+		if previous == "" {
+			continue
+		}
+		if _, ok := replaces[previous]; !ok {
+			t.Errorf("in %s, %s replaces %s, which is not there", what, name, previous)
+		}
+		replaced[previous] = true
+	}
+	var heads []string
+	for name := range replaces {
+		if !replaced[name] && !skipped[name] {
+			heads = append(heads, name)
+		}
+	}
+	if len(heads) != 1 {
+		t.Fatalf("%s has heads %v, want exactly one", what, heads)
+	}
+	reached := map[string]bool{}
+	for name := heads[0]; name != ""; name = replaces[name] {
+		if reached[name] {
+			t.Fatalf("the replaces chain of %s loops at %s", what, name)
+		}
+		reached[name] = true
+	}
+	for name := range replaces {
+		if !reached[name] {
+			t.Errorf("in %s, %s is not reachable from the head %s through replaces", what, name, heads[0])
+		}
+	}
+	return heads[0]
+}
