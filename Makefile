@@ -83,7 +83,7 @@ tidy: ## Tidy go.mod of the operator and of every tools module.
 	@for dir in $(TOOLS_MODULES); do (cd $$dir && go mod tidy); done
 
 .PHONY: verify
-verify: ## Regenerate every generated file (code, manifests, bundle, catalog) and fail if any was stale.
+verify: ## Regenerate every generated file (code, manifests, bundle, catalog) and fail if any was stale; check the CRD's upgrade safety.
 	@snapshot() { git status --porcelain=v1 --untracked-files=all; git diff --no-ext-diff; }; \
 	before=$$(snapshot | sha256sum); \
 	$(MAKE) --no-print-directory manifests generate api-docs fmt tidy bundle catalog; \
@@ -93,6 +93,7 @@ verify: ## Regenerate every generated file (code, manifests, bundle, catalog) an
 		exit 1; \
 	fi; \
 	echo "Generated files are up to date"
+	@$(MAKE) --no-print-directory crd-upgrade-safety
 
 # The targets of each other concern live in hack/make/, included here in the order they were
 # written in: tests, the demo and local cluster, the benchmark, OLM packaging, and the tools.

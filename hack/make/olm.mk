@@ -29,6 +29,18 @@ else
 endif
 	$(OPERATOR_SDK) bundle validate $(BUNDLE_DIR) --select-optional suite=operatorframework
 
+# The CRD as it is now must be able to replace the CRD of every earlier release: OLM v1 refuses
+# an upgrade its CRD upgrade safety preflight finds unsafe (a new required field, a narrowed
+# validation, a removed stored version, ...), which would strand users on the old release.
+# The check is that preflight itself (hack/crd-upgrade-safety); docs/api-evolution.md says how
+# to change the API safely.
+CRD_FILE := config/crd/bases/tutorial.my.domain_foos.yaml
+RELEASED_CRDS = $(sort $(wildcard releases/*/manifests/tutorial.my.domain_foos.yaml))
+
+.PHONY: crd-upgrade-safety
+crd-upgrade-safety: manifests crd-upgrade-safety-tool ## Check that the CRD can replace every earlier release's, with OLM v1's own CRD upgrade safety preflight.
+	$(CRD_UPGRADE_SAFETY) --new $(CRD_FILE) $(RELEASED_CRDS)
+
 .PHONY: bundle-build
 bundle-build: release-source bundle $(IMAGE_TOOL_DEPS) ## Build the bundle image BUNDLE_IMG of VERSION, its CSV running IMG.
 ifeq ($(CONTAINER_TOOL),imagebuilder)

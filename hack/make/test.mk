@@ -5,11 +5,12 @@
 # TEST_ENV is what the tests need to find: the control plane, kustomize to render config/,
 # the kubectl whose output they check, opm to validate the catalog, operator-sdk to validate
 # the OperatorHub submission and to scaffold into a copy of the project (with controller-gen
-# to generate what it scaffolded), and the registry the local-cluster library runs.
-TEST_ENV = KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" KUSTOMIZE="$(KUSTOMIZE)" TEST_ASSET_KUBECTL="$(KUBECTL_LOCAL)" OPM="$(OPM)" OPERATOR_SDK="$(OPERATOR_SDK)" CONTROLLER_GEN="$(CONTROLLER_GEN)" REGISTRY_SERVER="$(REGISTRY_SERVER)"
+# to generate what it scaffolded), the registry the local-cluster library runs, and OLM v1's
+# CRD upgrade safety preflight, which `make verify` runs on the CRD.
+TEST_ENV = KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" KUSTOMIZE="$(KUSTOMIZE)" TEST_ASSET_KUBECTL="$(KUBECTL_LOCAL)" OPM="$(OPM)" OPERATOR_SDK="$(OPERATOR_SDK)" CONTROLLER_GEN="$(CONTROLLER_GEN)" REGISTRY_SERVER="$(REGISTRY_SERVER)" CRD_UPGRADE_SAFETY="$(CRD_UPGRADE_SAFETY)"
 
 .PHONY: test
-test: manifests generate fmt vet envtest kustomize kubectl opm operator-sdk stage-bundle registry ## Run all tests but the long reliability ones against a local kube-apiserver and etcd (built on first use).
+test: manifests generate fmt vet envtest kustomize kubectl opm operator-sdk stage-bundle registry crd-upgrade-safety-tool ## Run all tests but the long reliability ones against a local kube-apiserver and etcd (built on first use).
 	$(TEST_ENV) go test $$(go list ./... | grep -v /test/reliability) -coverprofile cover.out
 
 .PHONY: test-reliability

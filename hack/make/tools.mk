@@ -262,6 +262,26 @@ $(OLMV1_BIN)/operator-controller:
 		mv $(OLMV1_BIN).tmp/* $(OLMV1_BIN)/ && rmdir $(OLMV1_BIN).tmp || exit 1; \
 		echo "==> Built OLM v1 in $$(( $$(date +%s) - start ))s"
 
+# crd-upgrade-safety-tool builds hack/crd-upgrade-safety, which calls OLM v1's CRD upgrade
+# safety preflight: an internal package of operator-controller, which only operator-controller's
+# own module may import. So the command is built inside a copy of that module (at the version
+# the tests' OLM v1 runs, with that module's own dependency versions), never committed.
+CRD_UPGRADE_SAFETY ?= $(LOCALBIN)/crd-upgrade-safety-$(OLMV1_VERSION)
+CRD_UPGRADE_SAFETY_MODULE = $(LOCALBIN)/crd-upgrade-safety-module
+
+.PHONY: crd-upgrade-safety-tool
+crd-upgrade-safety-tool: $(CRD_UPGRADE_SAFETY)
+$(CRD_UPGRADE_SAFETY): hack/crd-upgrade-safety/main.go
+	@echo "==> Building crd-upgrade-safety inside operator-controller $(OLMV1_VERSION)'s module (first use only)"
+	@start=$$(date +%s); module="$(OLMV1_MODULE)"; \
+		[ -n "$$module" ] || { echo "operator-controller's module was not found" >&2; exit 1; }; \
+		rm -rf $(CRD_UPGRADE_SAFETY_MODULE) && cp -R "$$module" $(CRD_UPGRADE_SAFETY_MODULE) && chmod -R u+w $(CRD_UPGRADE_SAFETY_MODULE) && \
+		mkdir -p $(CRD_UPGRADE_SAFETY_MODULE)/cmd/foo-crd-upgrade-safety && \
+		sed '/^\/\/go:build ignore$$/d' $< > $(CRD_UPGRADE_SAFETY_MODULE)/cmd/foo-crd-upgrade-safety/main.go && \
+		(cd $(CRD_UPGRADE_SAFETY_MODULE) && CGO_ENABLED=0 go build -ldflags "-s -w" -o $@.tmp ./cmd/foo-crd-upgrade-safety) && \
+		mv $@.tmp $@ || exit 1; \
+		echo "==> Built crd-upgrade-safety in $$(( $$(date +%s) - start ))s"
+
 # cluster-tools builds what only the local node and the OLM suite need, and nothing that
 # `make test` or `make test-images` builds too, so that CI can build it in the background
 # while those run (two builds of the same file would race). Modules other than Kubernetes'
