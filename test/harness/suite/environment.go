@@ -58,6 +58,7 @@ type Options struct {
 // and registers its teardown, and returns the Environment, which is ready when the specs
 // run. Call it at the top level of the suite, where BeforeSuite itself is called.
 func EnvironmentBeforeSuite(options Options) *Environment {
+	GinkgoHelper()
 	env := &Environment{options: options}
 	BeforeSuite(env.setUp)
 	return env
