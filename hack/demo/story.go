@@ -75,7 +75,8 @@ func (s step) allCommands() [][]string {
 
 // untilHappy is the `kubectl wait` until each of foos shows the Happy condition happy.
 func untilHappy(happy bool, foos []string) []string {
-	args := []string{"wait", fmt.Sprintf("--for=condition=Happy=%t", happy), "--timeout=" + waitTimeout}
+	args := make([]string, 0, 3+len(foos))
+	args = append(args, "wait", fmt.Sprintf("--for=condition=Happy=%t", happy), "--timeout="+waitTimeout)
 	for _, foo := range foos {
 		args = append(args, "foo/"+foo)
 	}
