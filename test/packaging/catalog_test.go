@@ -37,10 +37,7 @@ import (
 
 // TestCatalogPassesOpmValidate runs the validation OLM's catalog tooling runs before serving.
 func TestCatalogPassesOpmValidate(t *testing.T) {
-	opm := os.Getenv("OPM")
-	if opm == "" {
-		t.Fatal("OPM must name the opm binary: run the tests with `make test`")
-	}
+	opm := requireEnv(t, "OPM")
 	output, err := exec.Command(opm, "validate", catalogDir).CombinedOutput()
 	if err != nil {
 		t.Fatalf("opm validate %s: %v\n%s", catalogDir, err, output)

@@ -20,6 +20,7 @@ limitations under the License.
 package packaging
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -36,6 +37,17 @@ var (
 	bundleDir  = filepath.Join(repoRoot, "bundle")
 	catalogDir = filepath.Join(repoRoot, "catalog")
 )
+
+// requireEnv returns the value of the environment variable name, which names a tool that
+// `make test` passes in.
+func requireEnv(t *testing.T, name string) string {
+	t.Helper()
+	value := os.Getenv(name)
+	if value == "" {
+		t.Fatalf("%s must name the tool: run the tests with `make test`", name)
+	}
+	return value
+}
 
 // loadBundle loads bundle/ the way OLM's tooling does.
 func loadBundle(t *testing.T) *manifests.Bundle {

@@ -33,10 +33,7 @@ import (
 // with `make operatorhub` and runs on it the static checks that repository's pipeline runs
 // before a release is merged.
 func TestOperatorHubSubmissionPassesTheCommunityChecks(t *testing.T) {
-	operatorSDK := os.Getenv("OPERATOR_SDK")
-	if operatorSDK == "" {
-		t.Fatal("OPERATOR_SDK must name operator-sdk: run the tests with `make test`")
-	}
+	operatorSDK := requireEnv(t, "OPERATOR_SDK")
 	out := t.TempDir()
 	make := exec.Command("make", "--no-print-directory", "operatorhub", "OPERATORHUB_DIR="+out)
 	make.Dir = repoRoot

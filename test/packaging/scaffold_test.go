@@ -92,15 +92,6 @@ func copyOfProject(t *testing.T) string {
 	return project
 }
 
-func requireEnv(t *testing.T, name string) string {
-	t.Helper()
-	value := os.Getenv(name)
-	if value == "" {
-		t.Fatalf("%s must name the tool: run the tests with `make test`", name)
-	}
-	return value
-}
-
 // run runs a command in dir and fails the test with its output if it fails.
 func run(t *testing.T, dir, name string, args ...string) {
 	t.Helper()
