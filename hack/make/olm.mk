@@ -14,17 +14,31 @@ PACKAGE_CATALOG := $(CATALOG_DIR)/$(PACKAGE)
 # so the bundle takes it from the CSV base, which `make release` sets.
 CREATED_AT = $(shell awk '$$1 == "createdAt:" { print $$2; exit }' $(CSV_BASE))
 
+# USE_IMAGE_DIGESTS=true pins every image the bundle names (the manager's, in its Deployment
+# and the CSV's containerImage) by its digest in the registry, and lists them in the CSV's
+# relatedImages, as operator-sdk's scaffold does: the images a disconnected cluster mirrors.
+# The images must be pushed first; `make publish` sets it, and the catalog then names each
+# bundle image by its digest too.
+USE_IMAGE_DIGESTS ?= false
+ifeq ($(USE_IMAGE_DIGESTS),true)
+BUNDLE_GEN_FLAGS += --use-image-digests
+STAGE_BUNDLE_FLAGS += --use-image-digests
+endif
+
+# operator-sdk keeps the CSV's annotations but knows nothing of containerImage, which names the
+# operator image: it is set to IMG on the way in (where --use-image-digests pins it too), and
+# createdAt, which operator-sdk stamps with the time of the run, back to the release's.
 .PHONY: bundle
 bundle: manifests kustomize operator-sdk stage-bundle ## Generate the OLM bundle of VERSION running IMG (bundle/, or an earlier release's under bin/releases), then validate it.
 ifneq ($(RELEASE_DIR),)
-	@$(STAGE_BUNDLE) --from releases/$(VERSION) --image $(IMG) --out $(BUNDLE_DIR)
+	@$(STAGE_BUNDLE) --from releases/$(VERSION) --image $(IMG) --out $(BUNDLE_DIR) $(STAGE_BUNDLE_FLAGS)
 	@echo "==> Staged the bundle of release $(VERSION), running $(IMG), in $(BUNDLE_DIR)"
 else
 	$(OPERATOR_SDK) generate kustomize manifests -q --interactive=false
 	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMG)
-	$(KUSTOMIZE) build config/manifests | $(OPERATOR_SDK) generate bundle -q --overwrite --version $(VERSION) $(BUNDLE_METADATA_OPTS)
-	sed -e 's|^    createdAt: .*|    createdAt: $(CREATED_AT)|' \
-		-e 's|^    containerImage: .*|    containerImage: $(IMG)|' $(BUNDLE_CSV) > $(BUNDLE_CSV).tmp
+	$(KUSTOMIZE) build config/manifests | sed -e 's|^    containerImage: .*|    containerImage: $(IMG)|' \
+		| $(OPERATOR_SDK) generate bundle -q --overwrite --version $(VERSION) $(BUNDLE_METADATA_OPTS) $(BUNDLE_GEN_FLAGS)
+	sed -e 's|^    createdAt: .*|    createdAt: $(CREATED_AT)|' $(BUNDLE_CSV) > $(BUNDLE_CSV).tmp
 	mv $(BUNDLE_CSV).tmp $(BUNDLE_CSV)
 endif
 	$(OPERATOR_SDK) bundle validate $(BUNDLE_DIR) --select-optional suite=operatorframework
@@ -66,30 +80,52 @@ OPM_IMAGE ?= quay.io/operator-framework/opm:$(OPM_VERSION)
 # refuse since 4.17; OLM unpacks the bundle image instead). opm migrates only entries that name
 # their image, so each is rendered from its folder, named, then migrated. The graph is the
 # committed channel file, which `make release` extends.
+#
+# The catalog of the release in the making, VERSION of this Makefile, holds every release, in
+# catalog/. The catalog of an earlier VERSION is the catalog as it was when that release was
+# the newest (its channel ends with it), in its folder under bin/releases: publishing it and
+# then a newer one under the same tag is how a cluster sees an upgrade arrive.
+ifneq ($(RELEASE_DIR),)
+CATALOG_BUILD_DIR = $(RELEASE_DIR)/catalog
+else
+CATALOG_BUILD_DIR = $(CATALOG_DIR)
+endif
+# CATALOG_RELEASES are the releases before VERSION, oldest first.
+CATALOG_RELEASES = $(shell printf '%s\n' $(RELEASES) | sort -V | awk -v version=$(VERSION) '$$0 == version { exit } { print }')
+
 .PHONY: catalog
-catalog: bundle opm ## Render every release's bundle into the file-based catalog for IMAGE_TAG_BASE, then validate the catalog.
-	@for version in $(RELEASES); do \
+catalog: bundle opm $(if $(filter true,$(USE_IMAGE_DIGESTS)),crane) ## Render every release's bundle up to VERSION into the file-based catalog for IMAGE_TAG_BASE, then validate the catalog.
+	@for version in $(CATALOG_RELEASES); do \
 		$(MAKE) --no-print-directory bundle VERSION=$$version IMG=$(IMAGE_TAG_BASE):v$$version >/dev/null || exit 1; \
 	done
-	@for version in $(RELEASES) $(VERSION); do \
-		dir=bundle; [ "$$version" = "$(VERSION)" ] || dir=$(LOCALBIN)/releases/$$version/bundle; \
+ifneq ($(RELEASE_DIR),)
+	@rm -rf $(CATALOG_BUILD_DIR) && mkdir -p $(CATALOG_BUILD_DIR)/$(PACKAGE)
+	@cp $(PACKAGE_CATALOG)/package.yaml $(CATALOG_BUILD_DIR)/$(PACKAGE)/
+	@awk -v releases="$(CATALOG_RELEASES) $(VERSION)" \
+		'BEGIN { n = split(releases, list, " "); for (i = 1; i <= n; i++) released[list[i]] = 1; keep = 1 } \
+		/^- name: / { version = $$3; sub(/^.*\.v/, "", version); keep = (version in released) } keep' \
+		$(PACKAGE_CATALOG)/channel-stable.yaml > $(CATALOG_BUILD_DIR)/$(PACKAGE)/channel-stable.yaml
+endif
+	@for version in $(CATALOG_RELEASES) $(VERSION); do \
+		dir=$(BUNDLE_DIR); [ "$$version" = "$(VERSION)" ] || dir=$(LOCALBIN)/releases/$$version/bundle; \
+		image=$(IMAGE_TAG_BASE)-bundle:v$$version; \
+		$(if $(filter true,$(USE_IMAGE_DIGESTS)),image=$$($(CRANE) digest --full-ref $$image) || exit 1;) \
 		named=$(LOCALBIN)/catalog-render/$$version; rm -rf $$named; mkdir -p $$named; \
-		$(OPM) render $$dir --output yaml \
-			| sed -e "s|^image: \"\"$$|image: $(IMAGE_TAG_BASE)-bundle:v$$version|" > $$named/bundle.yaml || exit 1; \
+		$(OPM) render $$dir --output yaml | sed -e "s|^image: \"\"$$|image: $$image|" > $$named/bundle.yaml || exit 1; \
 		$(OPM) render $$named --migrate-level=bundle-object-to-csv-metadata --output yaml \
-			> $(PACKAGE_CATALOG)/$(PACKAGE).v$$version.yaml || exit 1; \
-		echo "==> Rendered $(PACKAGE).v$$version, bundle image $(IMAGE_TAG_BASE)-bundle:v$$version"; \
+			> $(CATALOG_BUILD_DIR)/$(PACKAGE)/$(PACKAGE).v$$version.yaml || exit 1; \
+		echo "==> Rendered $(PACKAGE).v$$version, bundle image $$image"; \
 	done
-	$(OPM) validate $(CATALOG_DIR)
-	rm -f $(CATALOG_DIR).Dockerfile
-	$(OPM) generate dockerfile $(CATALOG_DIR) --builder-image $(OPM_IMAGE) --base-image $(OPM_IMAGE)
+	$(OPM) validate $(CATALOG_BUILD_DIR)
+	rm -f $(CATALOG_BUILD_DIR).Dockerfile
+	$(OPM) generate dockerfile $(CATALOG_BUILD_DIR) --builder-image $(OPM_IMAGE) --base-image $(OPM_IMAGE)
 
 .PHONY: catalog-build
-catalog-build: catalog $(IMAGE_TOOL_DEPS) $(if $(filter imagebuilder,$(CONTAINER_TOOL)),opm-image) ## Build the catalog image CATALOG_IMG from catalog.Dockerfile.
+catalog-build: catalog $(IMAGE_TOOL_DEPS) $(if $(filter imagebuilder,$(CONTAINER_TOOL)),opm-image) ## Build the catalog image CATALOG_IMG of VERSION from its catalog.Dockerfile.
 ifeq ($(CONTAINER_TOOL),imagebuilder)
-	$(IMAGEBUILDER) catalog --store $(IMAGE_STORE) --configs $(CATALOG_DIR) --base $(OPM_IMAGE) --opm $(OPM) --tag $(CATALOG_IMG)
+	$(IMAGEBUILDER) catalog --store $(IMAGE_STORE) --configs $(CATALOG_BUILD_DIR) --base $(OPM_IMAGE) --opm $(OPM) --tag $(CATALOG_IMG)
 else
-	$(CONTAINER_TOOL) build -f $(CATALOG_DIR).Dockerfile -t $(CATALOG_IMG) .
+	$(CONTAINER_TOOL) build -f $(CATALOG_BUILD_DIR).Dockerfile -t $(CATALOG_IMG) $(dir $(CATALOG_BUILD_DIR))
 endif
 
 .PHONY: catalog-push
@@ -109,9 +145,10 @@ opm-image: imagebuilder opm-static grpc-health-probe
 	@$(IMAGEBUILDER) opm --store $(IMAGE_STORE) --opm $(OPM_STATIC) --health-probe $(GRPC_HEALTH_PROBE) --busybox $$(command -v busybox) \
 		--platform $(OPM_IMAGE_PLATFORM) --tag $(OPM_IMAGE)
 
-# images builds every image of every release (manager, bundle), then the catalog image;
-# images-push pushes them; publish does both. The catalog names the bundles of every release
-# under IMAGE_TAG_BASE, so all of them are published together.
+# images builds every image of every release (manager, bundle), then the catalog image, each
+# naming the others by tag (no registry is needed to build them); images-push pushes them.
+# The catalog names the bundles of every release under IMAGE_TAG_BASE, so all of them are
+# published together. publish does both with every reference pinned by digest instead.
 .PHONY: images
 images: ## Build the manager and bundle images of every release and the catalog image, all under IMAGE_TAG_BASE.
 	@for version in $(RELEASES) $(VERSION); do \
@@ -128,8 +165,16 @@ images-push: ## Push what `make images` built.
 	done
 	@$(MAKE) --no-print-directory catalog-push
 
+# publish builds and pushes, release after release, the manager image and then the bundle
+# image, its images pinned by digest (USE_IMAGE_DIGESTS=true: the bundle resolves the manager
+# image it has just pushed); then the catalog image, which names every bundle by digest.
 .PHONY: publish
-publish: images images-push ## Build and push every image a cluster installing the operator pulls, under IMAGE_TAG_BASE.
+publish: ## Build and push every image a cluster installing the operator pulls, under IMAGE_TAG_BASE, each named by digest.
+	@for version in $(RELEASES) $(VERSION); do \
+		$(MAKE) --no-print-directory docker-build docker-push bundle-build bundle-push VERSION=$$version USE_IMAGE_DIGESTS=true \
+			IMG=$(IMAGE_TAG_BASE):v$$version BUNDLE_IMG=$(IMAGE_TAG_BASE)-bundle:v$$version || exit 1; \
+	done
+	@$(MAKE) --no-print-directory catalog-build catalog-push USE_IMAGE_DIGESTS=true
 
 # OPERATORHUB_DIR receives the community-operators submission of every release.
 OPERATORHUB_DIR ?= $(LOCALBIN)/operatorhub

@@ -15,6 +15,7 @@ mod-version = $(shell awk '$$1 == "require" { $$1 = ""; $$0 = $$0 } $$1 == "$(2)
 CONTROLLER_TOOLS_VERSION := $(call mod-version,hack/tools,sigs.k8s.io/controller-tools)
 KUSTOMIZE_VERSION := $(call mod-version,hack/tools,sigs.k8s.io/kustomize/kustomize/v5)
 CRD_REF_DOCS_VERSION := $(call mod-version,hack/tools,github.com/elastic/crd-ref-docs)
+CRANE_VERSION := $(call mod-version,hack/tools,github.com/google/go-containerregistry)
 GOLANGCI_LINT_VERSION := $(call mod-version,hack/tools/golangci-lint,github.com/golangci/golangci-lint/v2)
 KUBE_VERSION := $(patsubst v%,%,$(call mod-version,hack/tools/kubernetes,k8s.io/kubernetes))
 ETCD_VERSION := $(call mod-version,hack/tools/etcd,go.etcd.io/etcd/server/v3)
@@ -33,6 +34,7 @@ KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
 OPERATOR_SDK ?= $(LOCALBIN)/operator-sdk-$(OPERATOR_SDK_VERSION)
 OPM ?= $(LOCALBIN)/opm-$(OPM_VERSION)
 CRD_REF_DOCS ?= $(LOCALBIN)/crd-ref-docs-$(CRD_REF_DOCS_VERSION)
+CRANE ?= $(LOCALBIN)/crane-$(CRANE_VERSION)
 GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 REGISTRY_SERVER ?= $(LOCALBIN)/registry-$(REGISTRY_VERSION)
 # The binaries of the opm base image: static, for the image's platform.
@@ -96,6 +98,13 @@ $(KUSTOMIZE):
 crd-ref-docs: $(CRD_REF_DOCS) ## Build crd-ref-docs.
 $(CRD_REF_DOCS):
 	$(call go-build-tool,$@,hack/tools,github.com/elastic/crd-ref-docs)
+
+# crane is go-containerregistry's registry client: `make publish` reads the bundles' digests
+# with it, and it mirrors images for a disconnected cluster.
+.PHONY: crane
+crane: $(CRANE) ## Build crane.
+$(CRANE):
+	$(call go-build-tool,$@,hack/tools,github.com/google/go-containerregistry/cmd/crane,-ldflags "-s -w")
 
 .PHONY: golangci-lint
 golangci-lint: $(GOLANGCI_LINT) ## Build golangci-lint (a few minutes the first time).
@@ -262,23 +271,56 @@ $(OLMV1_BIN)/operator-controller:
 		mv $(OLMV1_BIN).tmp/* $(OLMV1_BIN)/ && rmdir $(OLMV1_BIN).tmp || exit 1; \
 		echo "==> Built OLM v1 in $$(( $$(date +%s) - start ))s"
 
+# OLM_IMAGES is the OCI image layout of the images a local cluster with OLM publishes in its
+# registry: OLM's (built from its module's binaries as its Dockerfile builds it), opm's (the
+# catalog operator unpacks bundles with it), catalogd's and operator-controller's, under the
+# quay.io names their releases use, which the cluster's node mirrors to its registry;
+# operator-sdk's scorecard-test image, which scorecard runs; and an empty file-based catalog
+# image, the index operator-sdk run bundle adds a bundle to.
+OLM_IMAGES ?= $(LOCALBIN)/olm-images
+OLM_IMAGE_REPOSITORY := quay.io/operator-framework
+# OLM_ENV tells the local-cluster library what installing OLM needs.
+OLM_ENV = OLM_MODULE="$(OLM_MODULE)" OLMV1_MODULE="$(OLMV1_MODULE)" HELM="$(HELM)" KUSTOMIZE="$(KUSTOMIZE)" OLM_IMAGES="$(OLM_IMAGES)"
+# OLM_MODULE is OLM's module where Go keeps it: the library renders OLM's release manifests
+# from its chart and values.
+OLM_MODULE = $(shell cd hack/tools/olm && go list -m -f '{{.Dir}}' $(OLM_PKG))
+
+.PHONY: olm-images
+olm-images: $(OLM_IMAGES)/index.json helm kustomize ## Build the images a local cluster with OLM publishes: OLM v0's and v1's, opm's, scorecard-test, an empty index.
+$(OLM_IMAGES)/index.json: $(OLM_BIN)/olm $(OLMV1_BIN)/operator-controller $(SCORECARD_TEST) $(OPM) $(IMAGEBUILDER)
+	@start=$$(date +%s); store=$(OLM_IMAGES).tmp; rm -rf $$store $(OLM_IMAGES).empty-configs; \
+		$(IMAGEBUILDER) olm --store $$store --bin $(OLM_BIN) --busybox $$(command -v busybox) --platform linux/$(GOARCH) \
+			--tag $(OLM_IMAGE_REPOSITORY)/olm:$(OLM_VERSION) && \
+		for program in catalogd operator-controller; do \
+			$(IMAGEBUILDER) olmv1 --store $$store --binary $(OLMV1_BIN)/$$program --platform linux/$(GOARCH) \
+				--tag $(OLM_IMAGE_REPOSITORY)/$$program:$(OLMV1_VERSION) || exit 1; \
+		done && \
+		$(IMAGEBUILDER) scorecard-test --store $$store --binary $(SCORECARD_TEST) --platform linux/$(GOARCH) \
+			--tag $(OLM_IMAGE_REPOSITORY)/scorecard-test:$(OPERATOR_SDK_VERSION) && \
+		$(MAKE) --no-print-directory opm-image IMAGE_STORE=$$store && \
+		mkdir -p $(OLM_IMAGES).empty-configs && \
+		$(IMAGEBUILDER) catalog --store $$store --configs $(OLM_IMAGES).empty-configs --base $(OPM_IMAGE) --opm $(OPM) --tag empty-index:latest && \
+		rm -rf $(OLM_IMAGES) && mv $$store $(OLM_IMAGES) || exit 1; \
+		echo "==> Built OLM's images into $(OLM_IMAGES) in $$(( $$(date +%s) - start ))s"
+
 # crd-upgrade-safety-tool builds hack/crd-upgrade-safety, which calls OLM v1's CRD upgrade
 # safety preflight: an internal package of operator-controller, which only operator-controller's
 # own module may import. So the command is built inside a copy of that module (at the version
-# the tests' OLM v1 runs, with that module's own dependency versions), never committed.
+# the tests' OLM v1 runs, with that module's own dependency versions) in a temporary folder
+# outside this project, where no `./...` of the project's tools finds it.
 CRD_UPGRADE_SAFETY ?= $(LOCALBIN)/crd-upgrade-safety-$(OLMV1_VERSION)
-CRD_UPGRADE_SAFETY_MODULE = $(LOCALBIN)/crd-upgrade-safety-module
 
 .PHONY: crd-upgrade-safety-tool
 crd-upgrade-safety-tool: $(CRD_UPGRADE_SAFETY)
 $(CRD_UPGRADE_SAFETY): hack/crd-upgrade-safety/main.go
+	@mkdir -p $(dir $@)
 	@echo "==> Building crd-upgrade-safety inside operator-controller $(OLMV1_VERSION)'s module (first use only)"
 	@start=$$(date +%s); module="$(OLMV1_MODULE)"; \
 		[ -n "$$module" ] || { echo "operator-controller's module was not found" >&2; exit 1; }; \
-		rm -rf $(CRD_UPGRADE_SAFETY_MODULE) && cp -R "$$module" $(CRD_UPGRADE_SAFETY_MODULE) && chmod -R u+w $(CRD_UPGRADE_SAFETY_MODULE) && \
-		mkdir -p $(CRD_UPGRADE_SAFETY_MODULE)/cmd/foo-crd-upgrade-safety && \
-		sed '/^\/\/go:build ignore$$/d' $< > $(CRD_UPGRADE_SAFETY_MODULE)/cmd/foo-crd-upgrade-safety/main.go && \
-		(cd $(CRD_UPGRADE_SAFETY_MODULE) && CGO_ENABLED=0 go build -ldflags "-s -w" -o $@.tmp ./cmd/foo-crd-upgrade-safety) && \
+		scratch=$$(mktemp -d) && trap 'rm -rf "$$scratch"' EXIT && copy="$$scratch/operator-controller" && \
+		cp -R "$$module" "$$copy" && chmod -R u+w "$$copy" && mkdir -p "$$copy/cmd/foo-crd-upgrade-safety" && \
+		sed '/^\/\/go:build ignore$$/d' $< > "$$copy/cmd/foo-crd-upgrade-safety/main.go" && \
+		(cd "$$copy" && CGO_ENABLED=0 go build -ldflags "-s -w" -o $@.tmp ./cmd/foo-crd-upgrade-safety) && \
 		mv $@.tmp $@ || exit 1; \
 		echo "==> Built crd-upgrade-safety in $$(( $$(date +%s) - start ))s"
 
@@ -288,7 +330,7 @@ $(CRD_UPGRADE_SAFETY): hack/crd-upgrade-safety/main.go
 # come first: the Kubernetes ones then find the packages the apiserver's build compiled.
 .PHONY: cluster-tools
 # OLM v1 comes last: by then the foreground has built operator-sdk, whose packages it reuses.
-cluster-tools: $(CONTAINERD)/containerd $(COREDNS) olm scorecard-test kube-controller-manager $(KUBE_SCHEDULER) $(KUBELET) $(KUBE_PROXY) olmv1
+cluster-tools: $(CONTAINERD)/containerd $(COREDNS) olm scorecard-test crane kube-controller-manager $(KUBE_SCHEDULER) $(KUBELET) $(KUBE_PROXY) olmv1
 
 # helm renders OLM's release manifests from its chart, as OLM's release does. It is the Helm
 # operator-sdk links, built from operator-sdk's tools module with operator-sdk's flags, so

@@ -24,11 +24,16 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
+	"log"
 	"os"
 	"path/filepath"
 	"strings"
 
+	manifestimage "github.com/operator-framework/operator-manifest-tools/pkg/image"
+	"github.com/operator-framework/operator-manifest-tools/pkg/imageresolver"
+	"github.com/operator-framework/operator-manifest-tools/pkg/pullspec"
 	"sigs.k8s.io/yaml"
 )
 
@@ -38,15 +43,48 @@ func main() {
 	out := flag.String("out", "", "The folder to write the bundle into; it is replaced.")
 	channel := flag.String("channel", "", "An olm.channel file: if set, the CSV is given the replaces and olm.skipRange "+
 		"of its entry there, as OperatorHub's replaces-mode graph needs.")
+	useImageDigests := flag.Bool("use-image-digests", false, "Pin every image the CSV names by its digest in the registry, "+
+		"and list them in its relatedImages, as operator-sdk generate bundle --use-image-digests does.")
 	flag.Parse()
 	if *from == "" || *image == "" || *out == "" {
-		fmt.Fprintln(os.Stderr, "usage: stage-bundle --from DIR --image IMAGE --out DIR [--channel FILE]")
+		fmt.Fprintln(os.Stderr, "usage: stage-bundle --from DIR --image IMAGE --out DIR [--channel FILE] [--use-image-digests]")
 		os.Exit(2)
 	}
-	if err := stage(*from, *image, *out, *channel); err != nil {
+	err := stage(*from, *image, *out, *channel)
+	if err == nil && *useImageDigests {
+		err = pinImages(filepath.Join(*out, "manifests"))
+	}
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "stage-bundle: %v\n", err)
 		os.Exit(1)
 	}
+}
+
+// pinImages pins every image the CSV in dir names to its digest, which it asks the image's
+// registry for, and sets the CSV's relatedImages to them: with the library and the resolver
+// operator-sdk generate bundle --use-image-digests uses, so that an earlier release's bundle
+// is pinned as the bundle of the release in the making is.
+func pinImages(dir string) error {
+	// The library logs each file it skips (the folder itself among them) through the
+	// standard logger; what it pins is what matters here.
+	log.SetOutput(io.Discard)
+	manifests, err := pullspec.FromDirectory(dir, nil)
+	if err != nil {
+		return err
+	}
+	resolver, err := imageresolver.GetResolver(imageresolver.ResolverCrane, map[string]string{"usedefault": "true"})
+	if err != nil {
+		return err
+	}
+	if err := manifestimage.Pin(resolver, manifests); err != nil {
+		return fmt.Errorf("pinning the images of %s by digest: %w", dir, err)
+	}
+	for _, manifest := range manifests {
+		if err := manifest.Dump(nil); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // releaseOnlyFiles are files of a release folder that are not part of its bundle.

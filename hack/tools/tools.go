@@ -5,6 +5,7 @@ package tools
 
 import (
 	_ "github.com/elastic/crd-ref-docs"
+	_ "github.com/google/go-containerregistry/cmd/crane"
 	_ "sigs.k8s.io/controller-tools/cmd/controller-gen"
 	_ "sigs.k8s.io/kustomize/kustomize/v5"
 )
