@@ -17,8 +17,7 @@ test: manifests generate fmt vet envtest kustomize kubectl opm operator-sdk stag
 test-reliability: manifests generate fmt vet envtest kustomize ## Run the long tests that kill managers and stop the apiserver under load (a few minutes).
 	$(TEST_ENV) go test ./test/reliability/... -timeout 20m -v -ginkgo.no-color
 
-# E2E_DIR holds the OLM suite's local cluster (its logs/ keeps the log of every process)
-# and the images it adds to those of test-images: OLM's own and scorecard-test.
+# E2E_DIR holds the OLM suite's local cluster (its logs/ keeps the log of every process).
 E2E_DIR ?= $(LOCALBIN)/e2e
 E2E_TEST = $(LOCALBIN)/e2e.test
 # E2E_REUSE_IMAGES=1 uses the images test-images built from this checkout instead of building
@@ -26,37 +25,23 @@ E2E_TEST = $(LOCALBIN)/e2e.test
 E2E_REUSE_IMAGES ?=
 # E2E_ARGS are extra flags of the suite, e.g. E2E_ARGS='-ginkgo.focus=scorecard' runs one journey.
 E2E_ARGS ?=
-E2E_IMAGES = $(E2E_DIR)/images
-# The suite's registry serves on this address inside the suite's own network namespace,
-# where it is free by construction; quay.io is mirrored there (see test/e2e).
-OLM_IMAGE = 127.0.0.1:5000/operator-framework/olm:$(OLM_VERSION)
-OLMV1_IMAGES = 127.0.0.1:5000/operator-framework
-SCORECARD_TEST_IMAGE = quay.io/operator-framework/scorecard-test:$(OPERATOR_SDK_VERSION)
-# OLM_MODULE is OLM's module where Go keeps it: the suite renders OLM's release manifests
-# from its chart and values.
-OLM_MODULE = $(shell cd hack/tools/olm && go list -m -f '{{.Dir}}' $(OLM_PKG))
 
 # test-e2e runs the three ways users install the operator, with OLM installed from its
 # release manifests and running as pods on a local cluster's node, every image from the
 # local registry: `operator-sdk run bundle`, a catalog image, and `make deploy`; the
-# scorecard; and OLM v1 (catalogd and operator-controller) installing from the catalog image. It runs in a network namespace of its own (the cluster's namespaces nest
-# in it), so that the registry's fixed address is free. Needs root. The suite gives the
-# tools it runs a HOME of their own (operator-sdk writes there); GOCACHE and GOMODCACHE
-# keep `make deploy`'s Go builds on this machine's caches, since there is no route out.
+# scorecard; and OLM v1 (catalogd and operator-controller) installing from the catalog image.
+# It runs in a network namespace of its own (the cluster's namespaces nest in it), so that
+# the registry's fixed address is free. Needs root. The suite gives the tools it runs a HOME
+# of their own (operator-sdk writes there); GOCACHE and GOMODCACHE keep `make deploy`'s Go
+# builds on this machine's caches, since there is no route out.
 .PHONY: test-e2e
-test-e2e: $(if $(E2E_REUSE_IMAGES),,test-images-build) node olm olmv1 scorecard-test operator-sdk opm kustomize kubectl helm imagebuilder ## Install, upgrade and uninstall the operator with OLM running on a local cluster's node: run bundle, catalog, make deploy, scorecard, OLM v1 (as root).
-	@rm -rf $(E2E_IMAGES)
-	@$(IMAGEBUILDER) olm --store $(E2E_IMAGES) --bin $(OLM_BIN) --busybox $$(command -v busybox) --platform linux/$(GOARCH) --tag $(OLM_IMAGE)
-	@$(IMAGEBUILDER) scorecard-test --store $(E2E_IMAGES) --binary $(SCORECARD_TEST) --platform linux/$(GOARCH) --tag $(SCORECARD_TEST_IMAGE)
-	@for program in catalogd operator-controller; do \
-		$(IMAGEBUILDER) olmv1 --store $(E2E_IMAGES) --binary $(OLMV1_BIN)/$$program --platform linux/$(GOARCH) --tag $(OLMV1_IMAGES)/$$program:$(OLMV1_VERSION) || exit 1; \
-	done
+test-e2e: $(if $(E2E_REUSE_IMAGES),,test-images-build) node olm-images operator-sdk opm kustomize kubectl helm imagebuilder crane stage-bundle controller-gen ## Install, upgrade and uninstall the operator with OLM running on a local cluster's node: run bundle, catalog, make deploy, scorecard, OLM v1 (as root).
 	go vet -tags e2e ./test/e2e/...
 	go test -c -tags e2e -o $(E2E_TEST) ./test/e2e
-	cd test/e2e && $(NODE_ENV) KUSTOMIZE="$(KUSTOMIZE)" OPERATOR_SDK="$(OPERATOR_SDK)" OPM="$(OPM)" IMAGEBUILDER="$(IMAGEBUILDER)" \
-		HELM="$(HELM)" OLM_MODULE="$(OLM_MODULE)" OLMV1_MODULE="$(OLMV1_MODULE)" GOCACHE="$$(go env GOCACHE)" GOMODCACHE="$$(go env GOMODCACHE)" \
-		KUBECTL="$(KUBECTL_LOCAL)" E2E_DIR="$(E2E_DIR)/cluster" IMAGE_STORES="$(IMAGE_TEST_DIR)/store $(E2E_IMAGES)" \
-		IMAGE_CHECKOUT="$(IMAGE_TEST_DIR)/checkout" IMAGE_TAG_BASE="$(IMAGE_TEST_BASE)" OLM_IMAGE="$(OLM_IMAGE)" OPM_IMAGE="$(OPM_IMAGE)" \
+	cd test/e2e && $(NODE_ENV) $(OLM_ENV) OPERATOR_SDK="$(OPERATOR_SDK)" OPM="$(OPM)" IMAGEBUILDER="$(IMAGEBUILDER)" CRANE="$(CRANE)" LOCALBIN="$(LOCALBIN)" \
+		GOCACHE="$$(go env GOCACHE)" GOMODCACHE="$$(go env GOMODCACHE)" \
+		KUBECTL="$(KUBECTL_LOCAL)" E2E_DIR="$(E2E_DIR)/cluster" IMAGE_STORES="$(IMAGE_TEST_DIR)/store" \
+		IMAGE_CHECKOUT="$(IMAGE_TEST_DIR)/checkout" IMAGE_TAG_BASE="$(IMAGE_TEST_BASE)" OPM_IMAGE="$(OPM_IMAGE)" \
 		unshare --net -- sh -c 'ip link set lo up && exec "$$0" "$$@"' \
 		$(E2E_TEST) -test.v -test.timeout 50m -ginkgo.v -ginkgo.no-color $(E2E_ARGS)
 
@@ -90,7 +75,7 @@ IMAGE_TEST_ENV = LOCALBIN="$(LOCALBIN)" IMAGE_TAG_BASE="$(IMAGE_TEST_BASE)" IMAG
 .PHONY: test-images-build
 test-images-build: registry opm operator-sdk imagebuilder stage-bundle kustomize controller-gen
 	@rm -rf $(IMAGE_TEST_DIR) && mkdir -p $(IMAGE_TEST_DIR)/checkout
-	@tar -c --exclude=./bin --exclude=./.demo --exclude=./bench-results --exclude=./test/e2e/olm/release . | tar -x -C $(IMAGE_TEST_DIR)/checkout
+	@tar -c --exclude=./bin --exclude=./.demo --exclude=./bench-results . | tar -x -C $(IMAGE_TEST_DIR)/checkout
 	@start=$$(date +%s); \
 		$(IMAGE_TEST_ENV) $(MAKE) --no-print-directory -C $(IMAGE_TEST_DIR)/checkout images CONTAINER_TOOL=imagebuilder; \
 		echo "==> Built every image under $(IMAGE_TEST_BASE) in $$(( $$(date +%s) - start ))s"

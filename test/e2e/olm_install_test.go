@@ -32,113 +32,35 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/example/foo-operator/test/localcluster"
 )
 
-// olmVersion is the OLM release the suite installs; test/e2e/olm builds its manifests.
-const olmVersion = "v0.46.0"
-
-// installOLM installs OLM the way its release does (install.sh): the CRDs first, once they
-// are established the rest, then waits for OLM's operators and its packageserver.
+// installOLM installs OLM v0 with the local-cluster library, as `make cluster OLM=v0` does,
+// then asks operator-sdk whether OLM is healthy.
 func installOLM(ctx context.Context) {
 	GinkgoHelper()
-	By("rendering OLM " + olmVersion + "'s release manifests from its chart, as its release script does")
-	release := renderOLMRelease(ctx)
-
-	By("installing them, with the images rewritten to the local registry by test/e2e/olm")
-	createKustomizedRelease(ctx, "olm", release, registryAddress+"/operator-framework/olm:"+olmVersion)
-	for _, deployment := range []string{"olm-operator", "catalog-operator"} {
-		Expect(cluster.WaitDeploymentAvailable(ctx, olmNamespace, deployment, installTimeout)).To(Succeed())
-	}
-	expectCSVSucceeded(ctx, olmNamespace, "packageserver")
-	kubectl(ctx, "wait", "--for=condition=Available", "--timeout=2m", "apiservice/v1.packages.operators.coreos.com")
+	By("installing OLM " + localcluster.OLMv0Version + " from its release manifests, with its images built here")
+	releaseDir, err := cluster.InstallOLMv0(ctx)
+	Expect(err).NotTo(HaveOccurred())
 
 	By("asking operator-sdk whether OLM is healthy")
-	proxy, trust := serveOLMRelease(release)
+	proxy, trust := serveOLMRelease(releaseDir)
 	output, err := runToolWithEnv(ctx, workDir, []string{"HTTPS_PROXY=" + proxy, "SSL_CERT_FILE=" + trust},
 		tools.operatorSDK, "olm", "status", "--olm-namespace", olmNamespace)
 	Expect(err).NotTo(HaveOccurred(), output)
-	Expect(output).To(ContainSubstring(`Successfully got OLM status for version \"` + strings.TrimPrefix(olmVersion, "v") + `\"`))
+	Expect(output).To(ContainSubstring(`Successfully got OLM status for version \"` + strings.TrimPrefix(localcluster.OLMv0Version, "v") + `\"`))
 	for _, deployment := range []string{"olm-operator", "catalog-operator"} {
 		Expect(output).To(MatchRegexp(`(?m)^%s\s+olm\s+Deployment\s+Installed$`, deployment))
 	}
 	Expect(output).To(MatchRegexp(`(?m)^packageserver\s+olm\s+ClusterServiceVersion\s+Installed$`))
-	// The one resource of the release the suite leaves out: the catalog nothing here reaches.
+	// The one resource of the release the library leaves out: the catalog nothing here reaches.
 	Expect(output).To(MatchRegexp(`(?m)^operatorhubio-catalog\s+olm\s+CatalogSource\s+.*not found`))
-}
-
-// createKustomizedRelease renders the kustomization test/e2e/<kustomization>, copied into
-// dir beside the release's manifests there, and creates what it renders as OLM's install
-// scripts do: the CRDs first, once they are established the rest. The rendering must name
-// image: the release as built here.
-func createKustomizedRelease(ctx context.Context, kustomization, dir, image string) {
-	GinkgoHelper()
-	files, err := filepath.Glob(filepath.Join(kustomization, "*.yaml"))
-	Expect(err).NotTo(HaveOccurred())
-	for _, file := range files {
-		data, err := os.ReadFile(file)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(os.WriteFile(filepath.Join(dir, filepath.Base(file)), data, 0o644)).To(Succeed())
-	}
-	rendered := run(ctx, workDir, tools.kustomize, "build", dir)
-	Expect(rendered).To(ContainSubstring("image: "+image), "the kustomization of test/e2e/%s must install %s", kustomization, image)
-	crds, rest := splitCRDs(rendered)
-	crdsFile, restFile := filepath.Join(dir, "install-crds.yaml"), filepath.Join(dir, "install-rest.yaml")
-	Expect(os.WriteFile(crdsFile, []byte(crds), 0o644)).To(Succeed())
-	Expect(os.WriteFile(restFile, []byte(rest), 0o644)).To(Succeed())
-	kubectl(ctx, "create", "-f", crdsFile)
-	kubectl(ctx, "wait", "--for=condition=Established", "--timeout=60s", "-f", crdsFile)
-	kubectl(ctx, "create", "-f", restFile)
-}
-
-// renderOLMRelease renders OLM's release manifests from the chart and values of its module,
-// as OLM's scripts/package_release.sh does: helm template of a copy of the chart whose
-// Chart.yaml carries the release's version (the packageserver's CSV is labelled with it),
-// CRDs included, split as scripts/package_quickstart.sh splits them into the release's two
-// assets, crds.yaml and olm.yaml. It returns the folder holding them and release.yaml, all
-// of it.
-func renderOLMRelease(ctx context.Context) string {
-	GinkgoHelper()
-	module := requiredEnv("OLM_MODULE", "the folder of OLM's module")
-	dir := filepath.Join(workDir, "olm")
-	chart := filepath.Join(workDir, "olm-chart")
-	Expect(os.MkdirAll(dir, 0o755)).To(Succeed())
-	run(ctx, workDir, "cp", "-R", filepath.Join(module, "deploy", "chart")+"/.", chart)
-	run(ctx, workDir, "chmod", "-R", "u+w", chart)
-	chartFile := filepath.Join(chart, "Chart.yaml")
-	data, err := os.ReadFile(chartFile)
-	Expect(err).NotTo(HaveOccurred())
-	versionLine := regexp.MustCompile(`(?m)^[Vv]ersion:.*$`)
-	Expect(versionLine.Match(data)).To(BeTrue(), "%s has no version", chartFile)
-	data = versionLine.ReplaceAll(data, []byte("version: "+strings.TrimPrefix(olmVersion, "v")))
-	Expect(os.WriteFile(chartFile, data, 0o644)).To(Succeed())
-	release := run(ctx, workDir, requiredEnv("HELM", "helm"), "template", "olm", chart, "-n", olmNamespace,
-		"-f", filepath.Join(module, "deploy", "upstream", "values.yaml"), "--include-crds")
-	crds, rest := splitCRDs(release)
-	Expect(os.WriteFile(filepath.Join(dir, "release.yaml"), []byte(release), 0o644)).To(Succeed())
-	Expect(os.WriteFile(filepath.Join(dir, "crds.yaml"), []byte(crds), 0o644)).To(Succeed())
-	Expect(os.WriteFile(filepath.Join(dir, "olm.yaml"), []byte(rest), 0o644)).To(Succeed())
-	return dir
-}
-
-// splitCRDs splits a stream of manifests into its CustomResourceDefinitions and the rest.
-func splitCRDs(manifests string) (crds, rest string) {
-	var crdDocs, restDocs []string
-	for _, document := range regexp.MustCompile(`(?m)^---\s*$`).Split(manifests, -1) {
-		switch {
-		case strings.TrimSpace(document) == "":
-		case regexp.MustCompile(`(?m)^kind: CustomResourceDefinition$`).MatchString(document):
-			crdDocs = append(crdDocs, document)
-		default:
-			restDocs = append(restDocs, document)
-		}
-	}
-	return strings.Join(crdDocs, "\n---\n"), strings.Join(restDocs, "\n---\n")
 }
 
 // serveOLMRelease serves OLM's release assets (crds.yaml, olm.yaml in releaseDir) where
@@ -170,7 +92,7 @@ func serveOLMRelease(releaseDir string) (proxyURL, trustBundle string) {
 	Expect(err).NotTo(HaveOccurred())
 	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{{Certificate: [][]byte{serverDER}, PrivateKey: serverKey}}}
 
-	prefix := "/operator-framework/operator-lifecycle-manager/releases/download/" + olmVersion + "/"
+	prefix := "/operator-framework/operator-lifecycle-manager/releases/download/" + localcluster.OLMv0Version + "/"
 	assets := http.NewServeMux()
 	assets.HandleFunc("GET "+prefix+"{asset}", func(w http.ResponseWriter, r *http.Request) {
 		asset := r.PathValue("asset")

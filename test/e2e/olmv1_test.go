@@ -42,6 +42,7 @@ import (
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
 	"github.com/example/foo-operator/internal/controller"
+	"github.com/example/foo-operator/test/localcluster"
 )
 
 // OLM v1's kinds, read as unstructured objects: the suite applies them as YAML, as users do.
@@ -80,7 +81,7 @@ func olmv1Journey() {
 
 	BeforeAll(func(ctx context.Context) {
 		started := time.Now()
-		installOLMv1(ctx)
+		Expect(cluster.InstallOLMv1(ctx)).To(Succeed())
 		AddReportEntry("OLM v1 installed and available in", time.Since(started).Round(time.Second).String())
 		catalogImage = imageTagBase + "-catalog-olmv1:latest"
 		var err error
@@ -285,7 +286,7 @@ func setExtensionVersion(ctx context.Context, version string) {
 func deployedRevision(ctx context.Context) string {
 	GinkgoHelper()
 	var secrets corev1.SecretList
-	Expect(k8sClient.List(ctx, &secrets, client.InNamespace(olmv1Namespace), client.MatchingLabels{
+	Expect(k8sClient.List(ctx, &secrets, client.InNamespace(localcluster.OLMv1Namespace), client.MatchingLabels{
 		"owner": "operator-controller", "type": "index", "name": olmv1Extension, "status": "deployed"})).To(Succeed())
 	Expect(secrets.Items).To(HaveLen(1), "the deployed Helm release of %s", olmv1Extension)
 	return secrets.Items[0].Labels["version"]

@@ -20,8 +20,6 @@ package e2e
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -35,6 +33,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
+	"github.com/example/foo-operator/test/localcluster"
 )
 
 // restrictedLabels make a namespace enforce the restricted Pod Security level, as a
@@ -72,13 +71,12 @@ func runBundleJourney() {
 	var indexImage string
 
 	BeforeAll(func(ctx context.Context) {
-		indexImage = publishEmptyIndex(ctx)
-		// run bundle-upgrade (operator-sdk v1.42.2) has no --decompression-image: its registry
-		// pod's init container always runs registry.access.redhat.com/ubi9/ubi:9.7, which
-		// this cluster cannot reach. As an air-gapped cluster does, the node mirrors that
-		// registry to the local one, where busybox is published under that name: a stand-in,
-		// not UBI, holding all the init container runs (sh, cat, gzip).
-		publishAs(ctx, cluster.Image("busybox"), "registry.access.redhat.com/ubi9/ubi:9.7")
+		// An empty file-based catalog image, which the library publishes with OLM. run bundle
+		// refuses an index that already has the bundle, and reads the image's labels even for
+		// its default index, which cannot be reached here. (run bundle-upgrade, which has no
+		// --decompression-image, unpacks with registry.access.redhat.com/ubi9/ubi:9.7: the
+		// library publishes busybox under that name, in the mirror of that registry.)
+		indexImage = cluster.Registry.Host + "/" + localcluster.EmptyIndexImage
 		createNamespaces(ctx, newNamespace(operatorNamespace, restrictedLabels), newNamespace(storyNamespace, nil))
 	})
 
@@ -183,21 +181,4 @@ func runBundleJourney() {
 		Entry("SingleNamespace", SpecTimeout(10*time.Minute), "SingleNamespace", "single", []string{"single-b"}, []string{"single", "single-other"}),
 		Entry("MultiNamespace", SpecTimeout(10*time.Minute), "MultiNamespace", "multi", []string{"multi-b", "multi-c"}, []string{"multi", "multi-other"}),
 	)
-}
-
-// publishEmptyIndex publishes an index image for operator-sdk run bundle: a file-based
-// catalog image, built as `make catalog-build` builds the operator's (on the opm base image,
-// which has busybox's shell, as upstream's has), with no package yet. run bundle refuses an
-// index that already has the bundle, and reads the image's labels even for its default
-// index, which cannot be reached here.
-func publishEmptyIndex(ctx context.Context) string {
-	GinkgoHelper()
-	image := registryAddress + "/acme/index:empty"
-	dir := scratchDir("empty-index")
-	Expect(os.MkdirAll(filepath.Join(dir, "configs"), 0o755)).To(Succeed())
-	run(ctx, workDir, tools.imagebuilder, "catalog", "--store", tools.imageStore, "--configs", filepath.Join(dir, "configs"),
-		"--base", requiredEnv("OPM_IMAGE", "the opm base image"), "--opm", tools.opm, "--tag", image)
-	_, err := cluster.Registry.PushLayout(ctx, tools.imageStore, image)
-	Expect(err).NotTo(HaveOccurred())
-	return image
 }

@@ -52,9 +52,6 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	gcrname "github.com/google/go-containerregistry/pkg/name"
-	"github.com/google/go-containerregistry/pkg/v1/remote"
-
 	tutorialv1 "github.com/example/foo-operator/api/v1"
 	"github.com/example/foo-operator/test/localcluster"
 )
@@ -135,14 +132,14 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(writeToolsHome(workDir)).To(Succeed())
 
 	By("starting a local cluster with a node, its registry on " + registryAddress +
-		" mirroring quay.io and registry.access.redhat.com, and an audit of Foo status writes")
+		" mirroring the registries OLM's images are named in, and an audit of Foo status writes")
 	auditPolicyFile := filepath.Join(workDir, "audit-policy.yaml")
 	Expect(os.WriteFile(auditPolicyFile, []byte(auditPolicy), 0o644)).To(Succeed())
 	dir := requiredEnv("E2E_DIR", "the folder of the suite's local cluster")
 	var err error
 	cluster, err = localcluster.Start(ctx, localcluster.Options{
 		Dir: dir, KeepLogs: true, Assets: localcluster.AssetsFromEnv(), Progress: GinkgoWriter,
-		Node: true, Registry: true, RegistryAddress: registryAddress, RegistryMirrors: []string{"quay.io", "registry.access.redhat.com"},
+		Node: true, Registry: true, RegistryAddress: registryAddress, RegistryMirrors: localcluster.OLMMirrors,
 		APIServerFlags: map[string]string{"audit-policy-file": auditPolicyFile, "audit-log-path": filepath.Join(dir, "logs", auditLogName)},
 	})
 	Expect(err).NotTo(HaveOccurred())
@@ -178,24 +175,6 @@ var _ = ReportAfterSuite("cluster logs", func(report Report) {
 	}
 	fmt.Println(cluster.LogTails(100))
 })
-
-// publishAs copies the image source of the registry to the name name there: for a name of a
-// mirrored registry, where the node pulls that name from.
-func publishAs(ctx context.Context, source, name string) {
-	GinkgoHelper()
-	transport, err := cluster.Registry.Transport()
-	Expect(err).NotTo(HaveOccurred())
-	options := []remote.Option{remote.WithContext(ctx), remote.WithTransport(transport)}
-	from, err := gcrname.ParseReference(source)
-	Expect(err).NotTo(HaveOccurred())
-	image, err := remote.Image(from, options...)
-	Expect(err).NotTo(HaveOccurred(), "reading %s", source)
-	mirrored, err := gcrname.ParseReference(name)
-	Expect(err).NotTo(HaveOccurred())
-	to, err := gcrname.ParseReference(registryAddress + "/" + mirrored.Context().RepositoryStr() + ":" + mirrored.Identifier())
-	Expect(err).NotTo(HaveOccurred())
-	Expect(remote.Write(to, image, options...)).To(Succeed(), "writing %s", to)
-}
 
 // describePodsOnFailure prints, if the current spec failed, what every pod outside
 // kube-system is doing and the tail of its logs.

@@ -38,11 +38,18 @@ type Assets struct {
 	// NodeImages is the OCI image layout holding the images the node itself needs (pause,
 	// coredns) and the tests' helper images; they are pushed to the registry at start.
 	NodeImages string
+
+	// What installing OLM needs: OLMv0Module and OLMv1Module are the folders of OLM's and
+	// operator-controller's modules, whose release manifests are installed, rendered by Helm
+	// (OLM's chart) and adapted with Kustomize; OLMImages is the OCI image layout of OLM's
+	// images and of those its users need (`make olm-images`), pushed to the registry.
+	OLMv0Module, OLMv1Module, Helm, Kustomize, OLMImages string
 }
 
 // AssetsFromEnv finds the assets where `make` puts them and says so through the environment
 // of the tests it runs: KUBEBUILDER_ASSETS (the Kubernetes components and etcd), CONTAINERD
-// (containerd's folder), REGISTRY_SERVER and NODE_IMAGES.
+// (containerd's folder), REGISTRY_SERVER, NODE_IMAGES, and for OLM OLM_MODULE, OLMV1_MODULE,
+// HELM, KUSTOMIZE and OLM_IMAGES.
 func AssetsFromEnv() Assets {
 	assets := os.Getenv("KUBEBUILDER_ASSETS")
 	in := func(name string) string {
@@ -56,6 +63,8 @@ func AssetsFromEnv() Assets {
 		Scheduler: in("kube-scheduler"), Kubelet: in("kubelet"), KubeProxy: in("kube-proxy"),
 		Containerd: os.Getenv("CONTAINERD"), Runc: "/usr/sbin/runc", CNIPlugins: "/usr/lib/cni",
 		Registry: os.Getenv("REGISTRY_SERVER"), NodeImages: os.Getenv("NODE_IMAGES"),
+		OLMv0Module: os.Getenv("OLM_MODULE"), OLMv1Module: os.Getenv("OLMV1_MODULE"),
+		Helm: os.Getenv("HELM"), Kustomize: os.Getenv("KUSTOMIZE"), OLMImages: os.Getenv("OLM_IMAGES"),
 	}
 }
 

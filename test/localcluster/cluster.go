@@ -24,6 +24,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -70,6 +71,12 @@ type Options struct {
 	// local registry instead, under the same repository and tag, as a cluster without a
 	// route to them is set up to. PushLayout pushes an image named after one of them there.
 	RegistryMirrors []string
+
+	// OLMv0 and OLMv1 install OLM v0 (OLMv0Version) and OLM v1 (OLMv1Version) once the node
+	// is up, each from its release manifests, with its images built here and published in the
+	// registry (see InstallOLMv0 and InstallOLMv1). They need Node, and add OLMMirrors to
+	// RegistryMirrors.
+	OLMv0, OLMv1 bool
 }
 
 // Cluster is a running local cluster.
@@ -95,6 +102,9 @@ type Cluster struct {
 	cp        *controlPlane
 	node      *node
 
+	// olmImagesPushed tells that OLM's images are in the registry already.
+	olmImagesPushed bool
+
 	stopOnce sync.Once
 	stopErr  error
 	// unwatch stops the signal handler that stops the cluster on Ctrl-C.
@@ -105,15 +115,10 @@ type Cluster struct {
 // failure it stops what it started and returns an error that ends with the log tails of
 // the processes involved.
 func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
-	if opts.Dir == "" {
-		return nil, errors.New("the local cluster needs a folder (Options.Dir)")
-	}
-	if opts.Node && !opts.Registry {
-		return nil, errors.New("a node pulls every image from the local registry: set Options.Registry too")
-	}
-	if err := opts.Assets.check(opts); err != nil {
+	if err := opts.check(); err != nil {
 		return nil, err
 	}
+	opts.RegistryMirrors = opts.registryMirrors()
 	dir, err := filepath.Abs(opts.Dir)
 	if err != nil {
 		return nil, err
@@ -187,7 +192,51 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 			return nil, err
 		}
 	}
+	if err := c.installOLM(ctx); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// check fails for options that cannot start a cluster, saying what is missing.
+func (o Options) check() error {
+	if o.Dir == "" {
+		return errors.New("the local cluster needs a folder (Options.Dir)")
+	}
+	if o.Node && !o.Registry {
+		return errors.New("a node pulls every image from the local registry: set Options.Registry too")
+	}
+	if (o.OLMv0 || o.OLMv1) && !o.Node {
+		return errors.New("OLM runs as pods: set Options.Node too")
+	}
+	return o.Assets.check(o)
+}
+
+// registryMirrors are the registries the node mirrors to the local registry: those asked
+// for, and OLM's if OLM is to be installed.
+func (o Options) registryMirrors() []string {
+	mirrors := slices.Clone(o.RegistryMirrors)
+	if o.OLMv0 || o.OLMv1 {
+		for _, mirrored := range OLMMirrors {
+			if !slices.Contains(mirrors, mirrored) {
+				mirrors = append(mirrors, mirrored)
+			}
+		}
+	}
+	return mirrors
+}
+
+// installOLM installs the generations of OLM the options ask for.
+func (c *Cluster) installOLM(ctx context.Context) error {
+	if c.opts.OLMv0 {
+		if _, err := c.InstallOLMv0(ctx); err != nil {
+			return err
+		}
+	}
+	if c.opts.OLMv1 {
+		return c.InstallOLMv1(ctx)
+	}
+	return nil
 }
 
 func (o Options) registryDir(dir string) string {

@@ -17,7 +17,6 @@ limitations under the License.
 package localcluster
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"embed"
@@ -183,14 +182,9 @@ func startNode(ctx context.Context, c *Cluster) (*node, error) {
 
 	err = c.progress.Phase("Starting containerd", func() (string, error) {
 		configDir := filepath.Join(n.dir, "containerd")
-		registryConfigDir := filepath.Join(configDir, "certs.d")
-		if err := renderNodeFile("registry-hosts.toml", filepath.Join(registryConfigDir, c.Registry.Host, "hosts.toml"),
-			map[string]string{"Server": c.Registry.Host, "Host": c.Registry.Host, "CAFile": c.Registry.CAFile}); err != nil {
-			return "", err
-		}
-		for _, mirrored := range c.opts.RegistryMirrors {
-			if err := renderNodeFile("registry-hosts.toml", filepath.Join(registryConfigDir, mirrored, "hosts.toml"),
-				map[string]string{"Server": mirrored, "Host": c.Registry.Host, "CAFile": c.Registry.CAFile}); err != nil {
+		registryConfigDir := n.registryConfigDir()
+		for _, host := range append([]string{c.Registry.Host}, c.opts.RegistryMirrors...) {
+			if err := writeRegistryHosts(registryConfigDir, host, c.Registry); err != nil {
 				return "", err
 			}
 		}
@@ -319,34 +313,77 @@ func (c *Cluster) waitServiceAccount(ctx context.Context, namespace, name string
 	})
 }
 
+// registryConfigDir holds containerd's hosts.toml of each registry it pulls from.
+func (n *node) registryConfigDir() string { return filepath.Join(n.dir, "containerd", "certs.d") }
+
+// writeRegistryHosts makes containerd pull the images named after host from registry,
+// trusting registry's CA. containerd reads these files at each pull.
+func writeRegistryHosts(configDir, host string, registry *Registry) error {
+	return renderNodeFile("registry-hosts.toml", filepath.Join(configDir, host, "hosts.toml"),
+		map[string]string{"Server": host, "Host": registry.Host, "CAFile": registry.CAFile})
+}
+
+// MirrorRegistry makes the node pull the images named after the registry mirrored (a
+// host:port) from mirror instead, under the same repository and reference, as a
+// disconnected cluster is set up to pull what it was published with from the registry it
+// was mirrored to. It takes effect at the node's next pull.
+func (c *Cluster) MirrorRegistry(mirrored string, mirror *Registry) error {
+	if c.node == nil {
+		return errors.New("only a cluster with a node pulls images")
+	}
+	if err := c.Namespace.ForwardIn(mirror.Host); err != nil {
+		return err
+	}
+	return writeRegistryHosts(c.node.registryConfigDir(), mirrored, mirror)
+}
+
 // applyNodeManifest creates the objects of the embedded manifest name, rendered with data.
 func (c *Cluster) applyNodeManifest(ctx context.Context, name string, data any) error {
 	path := filepath.Join(c.Dir, "node", "manifests", name)
 	if err := renderNodeFile(name, path, data); err != nil {
 		return err
 	}
-	manifest, err := os.Open(path)
+	manifest, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	defer func() { _ = manifest.Close() }()
+	return c.createManifest(ctx, manifest, name)
+}
+
+// createManifest creates the objects of a stream of YAML manifests, what names it in
+// errors; objects that exist already are left as they are.
+func (c *Cluster) createManifest(ctx context.Context, manifest []byte, what string) error {
+	objects, err := decodeManifest(manifest)
+	if err != nil {
+		return fmt.Errorf("decoding %s: %w", what, err)
+	}
+	// A new client for each manifest: its REST mapping discovers the kinds of the CRDs
+	// created before.
 	writer, err := client.New(c.Config, client.Options{})
 	if err != nil {
 		return err
 	}
-	decoder := utilyaml.NewYAMLOrJSONDecoder(bufio.NewReader(manifest), 4096)
+	for _, object := range objects {
+		if err := writer.Create(ctx, object); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating %s %s of %s: %w", object.GetKind(), object.GetName(), what, err)
+		}
+	}
+	return nil
+}
+
+// decodeManifest decodes a stream of YAML manifests, skipping empty documents.
+func decodeManifest(manifest []byte) ([]*unstructured.Unstructured, error) {
+	decoder := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(manifest), 4096)
+	var objects []*unstructured.Unstructured
 	for {
 		object := &unstructured.Unstructured{}
 		if err := decoder.Decode(&object.Object); errors.Is(err, io.EOF) {
-			return nil
+			return objects, nil
 		} else if err != nil {
-			return fmt.Errorf("decoding %s: %w", name, err)
+			return nil, err
 		}
-		if len(object.Object) == 0 {
-			continue
-		}
-		if err := writer.Create(ctx, object); err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("creating %s %s of %s: %w", object.GetKind(), object.GetName(), name, err)
+		if len(object.Object) > 0 {
+			objects = append(objects, object)
 		}
 	}
 }

@@ -34,6 +34,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/crane"
 	gcrname "github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
@@ -49,8 +50,10 @@ type RegistryOptions struct {
 	Dir string
 	// Address is the host:port to serve on; empty picks a free port on 127.0.0.1.
 	Address string
-	// LogDir receives the registry's log, registry.log; empty means Dir.
+	// LogDir receives the registry's log, <Name>.log; empty means Dir.
 	LogDir string
+	// Name names the registry's process and log; empty means "registry".
+	Name string
 }
 
 // Registry is distribution's registry serving HTTPS on a loopback address, with a
@@ -110,7 +113,7 @@ func StartRegistry(ctx context.Context, opts RegistryOptions) (*Registry, error)
 		Host:        address,
 		CAFile:      filepath.Join(pki, caCertFile),
 		TrustBundle: filepath.Join(pki, "trust-bundle.pem"),
-		LogFile:     filepath.Join(logDir, "registry.log"),
+		LogFile:     filepath.Join(logDir, opts.name()+".log"),
 	}
 	if err := writeTrustBundle(r.TrustBundle, ca.certPEM); err != nil {
 		return nil, err
@@ -124,7 +127,7 @@ func StartRegistry(ctx context.Context, opts RegistryOptions) (*Registry, error)
 		return nil, err
 	}
 	r.process, err = StartProcess(ProcessOptions{
-		Name: "registry", LogDir: logDir, Binary: opts.Binary, Args: []string{"serve", configFile},
+		Name: opts.name(), LogDir: logDir, Binary: opts.Binary, Args: []string{"serve", configFile},
 		// Tracing is off: the registry would otherwise try to export traces.
 		Env: MinimalEnv("OTEL_TRACES_EXPORTER=none"),
 	})
@@ -135,6 +138,13 @@ func StartRegistry(ctx context.Context, opts RegistryOptions) (*Registry, error)
 		return nil, errors.Join(err, r.Stop())
 	}
 	return r, nil
+}
+
+func (o RegistryOptions) name() string {
+	if o.Name == "" {
+		return "registry"
+	}
+	return o.Name
 }
 
 // registryConfig is the registry's configuration: HTTPS on address, images in storage,
@@ -319,6 +329,21 @@ func (r *Registry) PushLayout(ctx context.Context, dir string, names ...string) 
 		}
 	}
 	return pushed, nil
+}
+
+// Copy copies the image (or index) source, a reference in this registry, to the name name
+// in this registry: for a name of a mirrored registry (Options.RegistryMirrors), where the
+// node pulls that name from.
+func (r *Registry) Copy(ctx context.Context, source, name string) error {
+	transport, err := r.Transport()
+	if err != nil {
+		return err
+	}
+	to, err := r.localReference(name)
+	if err != nil {
+		return err
+	}
+	return crane.Copy(source, to.String(), crane.WithContext(ctx), crane.WithTransport(transport))
 }
 
 // localReference is where PushLayout pushes the image named name.
