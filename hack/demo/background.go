@@ -73,7 +73,7 @@ func startBackgroundCluster(ctx context.Context, opts options) error {
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(self, "--serve-cluster", "--dir", opts.dir, "--kubectl", opts.kubectlPath)
+	cmd := exec.Command(self, "--serve-cluster", "--dir", opts.dir, "--kubectl", opts.kubectlPath, "--olm", opts.olm)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.ExtraFiles = []*os.File{statusWriter}
 	// A session of its own: the terminal's Ctrl-C and hang-up do not reach it.
@@ -139,14 +139,13 @@ func serveBackgroundCluster(ctx context.Context, opts options) error {
 	cluster, err := localcluster.Start(ctx, localcluster.Options{
 		Dir: clusterDir(opts), KeepLogs: true, Assets: opts.assets, Progress: io.MultiWriter(os.Stdout, status),
 		Node: true, Registry: true, RegistryDir: registryDir(opts),
+		OLMv0: opts.olm == "v0" || opts.olm == "both", OLMv1: opts.olm == "v1" || opts.olm == "both",
 	})
 	if err != nil {
 		_, _ = fmt.Fprintf(status, "Error: %v\n", err)
 		return err
 	}
-	env := fmt.Sprintf("export KUBECONFIG=%s\nexport SSL_CERT_FILE=%s\nexport REGISTRY=%s\n",
-		cluster.Kubeconfig, cluster.Registry.TrustBundle, cluster.Registry.Host)
-	if err := os.WriteFile(envFile(opts), []byte(env), 0o644); err != nil {
+	if err := os.WriteFile(envFile(opts), []byte(clusterEnv(opts, cluster)), 0o644); err != nil {
 		_ = cluster.Stop()
 		return err
 	}
@@ -159,6 +158,29 @@ func serveBackgroundCluster(ctx context.Context, opts options) error {
 	return cluster.Stop()
 }
 
+// toolsDir holds links to the tools the README runs against the cluster (kubectl, and with
+// OLM operator-sdk), which `make cluster` makes; the environment puts it first on PATH.
+func toolsDir(opts options) string { return filepath.Join(opts.dir, "bin") }
+
+// clusterEnv is what a shell sources to use the cluster: the variables, and comments saying
+// what runs and which images the registry holds for OLM's tools.
+func clusterEnv(opts options, cluster *localcluster.Cluster) string {
+	env := fmt.Sprintf("export KUBECONFIG=%s\nexport SSL_CERT_FILE=%s\nexport REGISTRY=%s\nexport PATH=\"%s:$PATH\"\n",
+		cluster.Kubeconfig, cluster.Registry.TrustBundle, cluster.Registry.Host, toolsDir(opts))
+	if opts.olm == "v0" || opts.olm == "both" {
+		env += fmt.Sprintf("# OLM %s runs in namespace %s.\n", localcluster.OLMv0Version, localcluster.OLMv0Namespace)
+	}
+	if opts.olm == "v1" || opts.olm == "both" {
+		env += fmt.Sprintf("# OLM v1 %s (catalogd, operator-controller) runs in namespace %s.\n", localcluster.OLMv1Version, localcluster.OLMv1Namespace)
+	}
+	if opts.olm != "" {
+		env += fmt.Sprintf("# For operator-sdk: --index-image $REGISTRY/%s, --decompression-image, --untar-image\n", localcluster.EmptyIndexImage)
+		env += "# and --storage-image $REGISTRY/busybox. The node pulls quay.io's and registry.access.redhat.com's\n"
+		env += "# images from $REGISTRY, under the same repository and tag.\n"
+	}
+	return env
+}
+
 // printEnv prints what a shell needs to use the cluster and its registry.
 func printEnv(w io.Writer, opts options) error {
 	env, err := os.ReadFile(envFile(opts))
@@ -169,15 +191,14 @@ func printEnv(w io.Writer, opts options) error {
 	_, _ = fmt.Fprintf(w, "registry run in the background. In your shell (or `source %s`):\n\n", relative(envFile(opts)))
 	_, _ = fmt.Fprintf(w, "%s\n\n", indent(string(env)))
 	_, _ = fmt.Fprintf(w, "KUBECONFIG reaches the apiserver on a loopback port forwarded into the cluster's namespace;\n")
-	_, _ = fmt.Fprintf(w, "SSL_CERT_FILE adds the registry's CA to the machine's, for the Go programs that push and pull.\n")
+	_, _ = fmt.Fprintf(w, "SSL_CERT_FILE adds the registry's CA to the machine's, for the Go programs that push and pull;\n")
+	_, _ = fmt.Fprintf(w, "PATH starts with %s, which has kubectl (and with OLM operator-sdk).\n", relative(toolsDir(opts)))
 	_, _ = fmt.Fprintf(w, "Images pushed to $REGISTRY are what the node pulls. Then, for instance:\n\n")
-	if _, err := exec.LookPath("kubectl"); err != nil {
-		_, _ = fmt.Fprintf(w, "  alias kubectl=%s\n", opts.kubectlPath)
-	}
 	_, _ = fmt.Fprintf(w, "  make docker-build docker-push deploy IMG=$REGISTRY/foo-operator:dev CONTAINER_TOOL=imagebuilder\n")
 	_, _ = fmt.Fprintf(w, "  kubectl apply -k config/samples\n")
 	_, _ = fmt.Fprintf(w, "  kubectl run jack --image=$REGISTRY/pause\n")
 	_, _ = fmt.Fprintf(w, "  kubectl get foos,pods -A\n\n")
+	_, _ = fmt.Fprintf(w, "With OLM (make cluster OLM=v0, v1 or both), the README's OLM commands run as they are written.\n")
 	_, _ = fmt.Fprintf(w, "Every process logs into %s. Stop it all with: make cluster-down\n", relative(filepath.Join(clusterDir(opts), "logs")))
 	return nil
 }

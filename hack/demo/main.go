@@ -51,6 +51,8 @@ type options struct {
 	managerPath string
 	kubectlPath string
 	assets      localcluster.Assets
+	// olm names the OLM generations --cluster installs: "", v0, v1 or both.
+	olm string
 }
 
 func main() {
@@ -65,6 +67,7 @@ func main() {
 	flag.BoolVar(&cluster, "cluster", false, "Leave a local cluster with a real node and an image registry running in the background.")
 	flag.BoolVar(&clusterDown, "cluster-down", false, "Stop what --cluster started.")
 	flag.BoolVar(&serveCluster, "serve-cluster", false, "Run the cluster of --cluster in the foreground (used by --cluster).")
+	flag.StringVar(&opts.olm, "olm", "", "With --cluster, install OLM on the cluster: v0, v1 or both.")
 	flag.Parse()
 	opts.assets = localcluster.AssetsFromEnv()
 
@@ -72,7 +75,9 @@ func main() {
 	logf.SetLogger(logr.Discard())
 
 	var err error
-	if opts.dir, err = filepath.Abs(opts.dir); err == nil {
+	if opts.olm != "" && opts.olm != "v0" && opts.olm != "v1" && opts.olm != "both" {
+		err = fmt.Errorf("--olm takes v0, v1 or both, not %q", opts.olm)
+	} else if opts.dir, err = filepath.Abs(opts.dir); err == nil {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		switch {

@@ -20,9 +20,19 @@ demo: build envtest demo-program demo-kubectl ## Show the operator at work on a 
 demo-node: node imagebuilder kustomize controller-gen demo-program demo-kubectl ## Play the same story on a local cluster with a real node, the operator deployed as a pod (as root).
 	@$(NODE_ENV) $(DEMO) --node
 
+# OLM names the OLM generations `make cluster` installs on the cluster: v0, v1 or both (none
+# by default). Their images and the images their tools need are built and published in the
+# cluster's registry, and operator-sdk is put on the PATH that .demo/cluster.env sets.
+OLM ?=
+ifneq ($(filter-out v0 v1 both,$(OLM)),)
+$(error OLM must be v0, v1 or both, not "$(OLM)")
+endif
+
 .PHONY: cluster
-cluster: node imagebuilder kustomize controller-gen demo-program demo-kubectl ## Leave a local cluster with a real node and an image registry running, for kubectl and make (as root).
-	@$(NODE_ENV) $(DEMO) --cluster
+cluster: node imagebuilder kustomize controller-gen demo-program demo-kubectl $(if $(OLM),olm-images operator-sdk) ## Leave a local cluster with a real node and an image registry running, for kubectl and make (as root); OLM=v0, v1 or both installs OLM on it.
+	@mkdir -p $(DEMO_DIR)/bin && ln -sf $(DEMO_KUBECTL) $(DEMO_DIR)/bin/kubectl
+	@$(if $(OLM),ln -sf $(OPERATOR_SDK) $(DEMO_DIR)/bin/operator-sdk)
+	@$(NODE_ENV) $(OLM_ENV) $(DEMO) --cluster --olm "$(OLM)"
 
 .PHONY: cluster-down
 cluster-down: demo-program ## Stop what `make cluster` started.

@@ -242,8 +242,8 @@ const catalogPollInterval = "15s"
 func readmeInstallYAML(image string) string {
 	GinkgoHelper()
 	block := readmeYAML("CatalogSource", "Subscription")
-	placeholder := regexp.MustCompile(`image: <registry>/foo-operator-catalog:\S+`)
-	Expect(placeholder.MatchString(block)).To(BeTrue(), "the README's CatalogSource names no <registry>/foo-operator-catalog image")
+	placeholder := regexp.MustCompile(`image: \$REGISTRY/foo-operator-catalog:\S+`)
+	Expect(placeholder.MatchString(block)).To(BeTrue(), "the README's CatalogSource names no $REGISTRY/foo-operator-catalog image")
 	block = placeholder.ReplaceAllString(block, "image: "+image)
 	interval := regexp.MustCompile(`(?m)^(\s+interval:) \S+`)
 	Expect(interval.MatchString(block)).To(BeTrue(), "the README's CatalogSource has no registryPoll interval")
@@ -255,13 +255,14 @@ func readmeInstallYAML(image string) string {
 	return path
 }
 
-// readmeYAML returns the README's YAML block that shows objects of both kinds.
+// readmeYAML returns the README's YAML that shows objects of both kinds: a document the
+// README applies with `kubectl apply -f - <<EOF`.
 func readmeYAML(kind, otherKind string) string {
 	GinkgoHelper()
 	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	Expect(err).NotTo(HaveOccurred())
 	var block string
-	for _, match := range regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(string(readme), -1) {
+	for _, match := range regexp.MustCompile("(?s)kubectl apply -f - <<EOF\n(.*?\n)EOF\n").FindAllStringSubmatch(string(readme), -1) {
 		if strings.Contains(match[1], "kind: "+kind+"\n") && strings.Contains(match[1], "kind: "+otherKind+"\n") {
 			block = match[1]
 		}

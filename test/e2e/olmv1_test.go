@@ -229,7 +229,7 @@ func readmeOLMv1YAML(image, version string) string {
 	GinkgoHelper()
 	block := readmeYAML("ClusterCatalog", "ClusterExtension")
 	for _, replacement := range []struct{ pattern, value string }{
-		{`ref: <registry>/foo-operator-catalog:\S+`, "ref: " + image},
+		{`ref: \$REGISTRY/foo-operator-catalog:\S+`, "ref: " + image},
 		{`pollIntervalMinutes: \d+`, "pollIntervalMinutes: 1"},
 		{`version: "[^"]*"`, fmt.Sprintf("version: %q", version)},
 	} {

@@ -28,12 +28,12 @@ import (
 	"github.com/example/foo-operator/test/harness"
 )
 
-// TestReadmeInstallsFromTheCatalog checks that the install YAML in the README decodes
-// strictly as OLM's types, and that the Subscription finds this package's channel in the
-// CatalogSource it shows.
+// TestReadmeInstallsFromTheCatalog checks that the install YAML in the README (the documents
+// it applies with `kubectl apply -f - <<EOF`) decodes strictly as OLM's types, and that the
+// Subscription finds this package's channel in the CatalogSource it shows.
 func TestReadmeInstallsFromTheCatalog(t *testing.T) {
 	readme := string(harness.ReadFile(t, repoRoot+"/README.md"))
-	blocks := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(readme, -1)
+	blocks := regexp.MustCompile("(?s)kubectl apply -f - <<EOF\n(.*?\n)EOF\n").FindAllStringSubmatch(readme, -1)
 
 	var (
 		catalogSource *operatorsv1alpha1.CatalogSource
