@@ -119,6 +119,11 @@ func catalogJourney() {
 		}
 	}, SpecTimeout(15*time.Minute))
 
+	It("is sized through the Subscription: the manager's pod gets the new limits, and the Go runtime's memory limit follows", func(ctx context.Context) {
+		expectSizedBySubscription(ctx, operatorNamespace, packageName, "384Mi")
+		expectStillFollows(ctx, operatorNamespace, storyNamespace)
+	}, SpecTimeout(10*time.Minute))
+
 	It("holds a published upgrade while a Foo asks it to, and completes it once the hold is removed", func(ctx context.Context) {
 		const head, next = "0.3.0", "0.4.0"
 		By("holding upgrades on foo-02")

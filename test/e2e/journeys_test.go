@@ -32,4 +32,5 @@ var _ = Describe("foo-operator, installed the ways users install it", Ordered, f
 	Describe("with make deploy, then kubectl", Ordered, deployJourney)
 	Describe("checked by operator-sdk scorecard", scorecardJourney)
 	Describe("with OLM v1: a ClusterCatalog and a ClusterExtension", Ordered, olmv1Journey)
+	Describe("from a catalog mirrored for a disconnected cluster, pinned by digest", Ordered, disconnectedJourney)
 })
