@@ -119,7 +119,15 @@ func (ns *Namespace) Command(ctx context.Context, name string, args ...string) *
 
 // run runs a command inside the namespace and fails with its output.
 func (ns *Namespace) run(ctx context.Context, name string, args ...string) error {
-	if output, err := ns.Command(ctx, name, args...).CombinedOutput(); err != nil {
+	return ns.runWithInput(ctx, "", name, args...)
+}
+
+// runWithInput runs a command inside the namespace with input on its standard input, and
+// fails with its output.
+func (ns *Namespace) runWithInput(ctx context.Context, input, name string, args ...string) error {
+	cmd := ns.Command(ctx, name, args...)
+	cmd.Stdin = strings.NewReader(input)
+	if output, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("%s %s inside the node's namespace: %w\n%s", name, strings.Join(args, " "), err, output)
 	}
 	return nil

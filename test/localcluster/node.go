@@ -68,6 +68,10 @@ type node struct {
 	dir        string
 	cgroupRoot string
 	images     map[string]string
+	// containerd and the kubelet, and how to start them again (RestartContainerd,
+	// RestartKubelet).
+	containerd, kubelet               *Process
+	containerdOptions, kubeletOptions ProcessOptions
 }
 
 // setUpNamespace prepares the namespace's mounts and network. The node keeps the paths it
@@ -199,23 +203,13 @@ func startNode(ctx context.Context, c *Cluster) (*node, error) {
 		}); err != nil {
 			return "", err
 		}
-		containerd, err := c.start(ProcessOptions{
+		n.containerdOptions = ProcessOptions{
 			Name: "containerd", Binary: filepath.Join(b.Containerd, "containerd"), Namespace: c.Namespace,
 			Args: []string{"--config", config},
 			// containerd finds its shim on PATH.
 			Env: []string{"PATH=" + b.Containerd + ":" + os.Getenv("PATH"), "HOME=" + os.TempDir()},
-		})
-		if err != nil {
-			return "", err
 		}
-		socket := fmt.Sprintf("/proc/%d/root/run/containerd/containerd.sock", c.Namespace.PID)
-		return "", poll(ctx, 30*time.Second, "containerd's socket", func() (bool, string) {
-			if !containerd.Running() {
-				return false, "containerd ended"
-			}
-			_, err := os.Stat(socket)
-			return err == nil, fmt.Sprint(err)
-		})
+		return "", n.runContainerd(ctx, c)
 	})
 	if err != nil {
 		return nil, err
@@ -238,28 +232,11 @@ func startNode(ctx context.Context, c *Cluster) (*node, error) {
 		if err := c.WriteKubeconfig(kubeconfig, "system:node:"+nodeName, []string{"system:nodes"}); err != nil {
 			return "", err
 		}
-		kubelet, err := c.start(ProcessOptions{
+		n.kubeletOptions = ProcessOptions{
 			Name: "kubelet", Binary: b.Kubelet, Namespace: c.Namespace,
 			Args: []string{"--config=" + config, "--kubeconfig=" + kubeconfig, "--hostname-override=" + nodeName, "--node-ip=" + nodeIP, "--v=1"},
-		})
-		if err != nil {
-			return "", err
 		}
-		return nodeName + " at " + nodeIP, poll(ctx, 90*time.Second, "node "+nodeName+" to be Ready", func() (bool, string) {
-			if !kubelet.Running() {
-				return false, "the kubelet ended"
-			}
-			node, err := c.Clientset.CoreV1().Nodes().Get(ctx, nodeName, metav1.GetOptions{})
-			if err != nil {
-				return false, err.Error()
-			}
-			for _, condition := range node.Status.Conditions {
-				if condition.Type == corev1.NodeReady {
-					return condition.Status == corev1.ConditionTrue, fmt.Sprintf("Ready=%s %s: %s", condition.Status, condition.Reason, condition.Message)
-				}
-			}
-			return false, "no Ready condition yet"
-		})
+		return nodeName + " at " + nodeIP, n.runKubelet(ctx, c)
 	})
 	if err != nil {
 		return nil, err
@@ -303,6 +280,52 @@ func startNode(ctx context.Context, c *Cluster) (*node, error) {
 	}
 	// Pods are refused until their namespace's default ServiceAccount exists.
 	return n, c.waitServiceAccount(ctx, "default", "default")
+}
+
+// runContainerd starts the node's containerd and waits for its socket.
+func (n *node) runContainerd(ctx context.Context, c *Cluster) error {
+	containerd, err := c.start(n.containerdOptions)
+	if err != nil {
+		return err
+	}
+	n.containerd = containerd
+	socket := fmt.Sprintf("/proc/%d/root/run/containerd/containerd.sock", c.Namespace.PID)
+	return poll(ctx, 30*time.Second, "containerd's socket", func() (bool, string) {
+		if !containerd.Running() {
+			return false, "containerd ended"
+		}
+		_, err := os.Stat(socket)
+		return err == nil, fmt.Sprint(err)
+	})
+}
+
+// runKubelet starts the node's kubelet and waits for the node to be Ready.
+func (n *node) runKubelet(ctx context.Context, c *Cluster) error {
+	kubelet, err := c.start(n.kubeletOptions)
+	if err != nil {
+		return err
+	}
+	n.kubelet = kubelet
+	return c.waitNodeReady(ctx, kubelet)
+}
+
+// waitNodeReady waits until the node reports Ready, with kubelet running.
+func (c *Cluster) waitNodeReady(ctx context.Context, kubelet *Process) error {
+	return poll(ctx, 90*time.Second, "node "+nodeName+" to be Ready", func() (bool, string) {
+		if !kubelet.Running() {
+			return false, "the kubelet ended"
+		}
+		node, err := c.Clientset.CoreV1().Nodes().Get(ctx, nodeName, metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		for _, condition := range node.Status.Conditions {
+			if condition.Type == corev1.NodeReady {
+				return condition.Status == corev1.ConditionTrue, fmt.Sprintf("Ready=%s %s: %s", condition.Status, condition.Reason, condition.Message)
+			}
+		}
+		return false, "no Ready condition yet"
+	})
 }
 
 // waitServiceAccount waits for kube-controller-manager to make a ServiceAccount.
