@@ -143,10 +143,13 @@ var _ = Describe("An apiserver outage", func() {
 		// With the shipped lease timings an outage longer than the renew deadline (10s) makes
 		// the leader give up: controller-runtime then ends the process, so that two replicas
 		// never act as leader at once, and the kubelet restarts it; a manager started while
-		// the apiserver is still down exits at once. Those restarts are counted, not bounded:
-		// what must not happen is a crash loop once the apiserver is back.
+		// the apiserver is still down exits at once. So the restarts are bounded by the
+		// leader's own exit plus one per back-off that began while the apiserver was down;
+		// and none may follow once it is back (no crash loop).
 		restarts := operator.restartCount()
 		report("Manager restarts during the outage", restarts)
+		Expect(restarts).To(BeNumerically("<=", restartsBound(restarted.Sub(stopping))),
+			"restarts of the manager for an apiserver unavailable for %s", restarted.Sub(stopping).Round(time.Second))
 		Eventually(isLeader(operator.current())).Should(BeTrue())
 		Consistently(operator.restartCount, "10s", "500ms").Should(Equal(restarts))
 
@@ -155,3 +158,15 @@ var _ = Describe("An apiserver outage", func() {
 		expectAllStatusesRight(ctx, namespace)
 	})
 })
+
+// restartsBound is the most restarts restartingOperator may make for an apiserver that is
+// unavailable for outage: the leader's exit when it cannot renew its lease, then a start at
+// the end of each back-off (1s, 2s, 4s, ...) that began while the apiserver was down.
+func restartsBound(outage time.Duration) int {
+	bound := 1
+	for waited, backOff := time.Duration(0), time.Second; waited < outage; backOff *= 2 {
+		waited += backOff
+		bound++
+	}
+	return bound
+}
