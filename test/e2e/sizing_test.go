@@ -20,18 +20,10 @@ package e2e
 
 import (
 	"context"
-	"crypto/tls"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
-	"strings"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -39,6 +31,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/example/foo-operator/test/harness"
 	"github.com/example/foo-operator/test/localcluster"
 )
 
@@ -108,39 +101,13 @@ func metricsReaderToken(ctx context.Context, namespace string) string {
 // address, from inside the cluster's network namespace, with a bearer token. The manager's
 // certificate is self-signed, as the shipped ServiceMonitor (insecureSkipVerify) expects.
 func scrapeGauge(ctx context.Context, pod *corev1.Pod, token, metric string) (float64, error) {
-	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
-		DialContext: func(ctx context.Context, network, address string) (net.Conn, error) {
-			return cluster.Namespace.Dial(ctx, network, address)
-		},
-		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // the manager's metrics certificate is self-signed
-	}}
-	defer client.CloseIdleConnections()
-	url := "https://" + net.JoinHostPort(pod.Status.PodIP, "8443") + "/metrics"
-	request, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	families, err := harness.ScrapeManager(ctx, cluster.Namespace.Dial, pod.Status.PodIP, token)
 	if err != nil {
 		return 0, err
-	}
-	request.Header.Set("Authorization", "Bearer "+token)
-	response, err := client.Do(request)
-	if err != nil {
-		return 0, err
-	}
-	defer func() { _ = response.Body.Close() }()
-	body, err := io.ReadAll(response.Body)
-	if err != nil {
-		return 0, err
-	}
-	if response.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("GET %s: %s: %s", url, response.Status, strings.TrimSpace(string(body)))
-	}
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(strings.NewReader(string(body)))
-	if err != nil {
-		return 0, fmt.Errorf("parsing the metrics of %s: %w", url, err)
 	}
 	family, ok := families[metric]
 	if !ok || len(family.GetMetric()) != 1 {
-		return 0, fmt.Errorf("%s serves no single series %s", url, metric)
+		return 0, fmt.Errorf("pod %s serves no single series %s", pod.Name, metric)
 	}
 	return family.GetMetric()[0].GetGauge().GetValue(), nil
 }

@@ -28,6 +28,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // Names of what config/default installs.
@@ -93,6 +94,32 @@ func (cp *ControlPlane) InstallOperator(ctx context.Context) ([]*unstructured.Un
 			continue
 		}
 		if err := cp.Client.Create(ctx, object.DeepCopy()); err != nil {
+			return nil, fmt.Errorf("creating %s %s: %w", object.GetKind(), object.GetName(), err)
+		}
+	}
+	return objects, nil
+}
+
+// DeployDefault creates everything config/default renders, as `make deploy` applies it, with
+// the manager Deployment running image in replicas pods, and returns the rendered objects.
+func DeployDefault(ctx context.Context, c client.Client, image string, replicas int64) ([]*unstructured.Unstructured, error) {
+	objects, err := Render("default")
+	if err != nil {
+		return nil, err
+	}
+	for _, object := range objects {
+		object = object.DeepCopy()
+		if object.GetKind() == "Deployment" && object.GetName() == OperatorDeployment {
+			containers, _, _ := unstructured.NestedSlice(object.Object, "spec", "template", "spec", "containers")
+			containers[0].(map[string]any)["image"] = image
+			if err := unstructured.SetNestedSlice(object.Object, containers, "spec", "template", "spec", "containers"); err != nil {
+				return nil, err
+			}
+			if err := unstructured.SetNestedField(object.Object, replicas, "spec", "replicas"); err != nil {
+				return nil, err
+			}
+		}
+		if err := c.Create(ctx, object); err != nil {
 			return nil, fmt.Errorf("creating %s %s: %w", object.GetKind(), object.GetName(), err)
 		}
 	}

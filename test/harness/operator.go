@@ -72,38 +72,69 @@ func NewPod(namespace, name string) *corev1.Pod {
 }
 
 // WrongStatuses compares the status of every Foo in namespace with the pods that exist
-// there now, and describes each Foo whose status is not what the operator must show: happy
-// exactly while its friend pod exists and is not being deleted, computed from its latest spec.
+// there now, and describes each Foo whose status is not what the operator must show.
 // An empty result means every status is right.
 func (cp *ControlPlane) WrongStatuses(ctx context.Context, namespace string) ([]string, error) {
+	return WrongStatuses(ctx, cp.Client, namespace)
+}
+
+// WrongStatuses compares the status of every Foo in namespace, read through reader, with
+// the pods that exist there now, and describes each Foo whose status is not what the
+// operator must show: computed from its latest spec (observedGeneration), happy exactly
+// while its friend pod exists and is not being deleted, one Happy condition that agrees,
+// with the reason that says why, and status.friend naming that very pod (its UID) while
+// happy. An empty result means every status is right.
+func WrongStatuses(ctx context.Context, reader client.Reader, namespace string) ([]string, error) {
 	var pods metav1.PartialObjectMetadataList
 	pods.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("PodList"))
-	if err := cp.Client.List(ctx, &pods, client.InNamespace(namespace)); err != nil {
+	if err := reader.List(ctx, &pods, client.InNamespace(namespace)); err != nil {
 		return nil, err
 	}
-	friends := make(map[string]bool, len(pods.Items))
-	for _, pod := range pods.Items {
-		friends[pod.Name] = pod.DeletionTimestamp == nil
+	podsByName := make(map[string]*metav1.PartialObjectMetadata, len(pods.Items))
+	for i := range pods.Items {
+		podsByName[pods.Items[i].Name] = &pods.Items[i]
 	}
 	var foos tutorialv1.FooList
-	if err := cp.Client.List(ctx, &foos, client.InNamespace(namespace)); err != nil {
+	if err := reader.List(ctx, &foos, client.InNamespace(namespace)); err != nil {
 		return nil, err
 	}
 	var wrong []string
-	for _, foo := range foos.Items {
-		wantHappy := friends[foo.Spec.Name]
-		condition := meta.FindStatusCondition(foo.Status.Conditions, tutorialv1.HappyCondition)
-		switch {
-		case foo.Status.ObservedGeneration != foo.Generation:
-			wrong = append(wrong, fmt.Sprintf("%s: observedGeneration %d, generation %d", foo.Name, foo.Status.ObservedGeneration, foo.Generation))
-		case foo.Status.Happy != wantHappy:
-			wrong = append(wrong, fmt.Sprintf("%s: happy %v, want %v for friend %q", foo.Name, foo.Status.Happy, wantHappy, foo.Spec.Name))
-		case condition == nil || (condition.Status == metav1.ConditionTrue) != wantHappy || len(foo.Status.Conditions) != 1:
-			wrong = append(wrong, fmt.Sprintf("%s: conditions %+v do not match happy %v", foo.Name, foo.Status.Conditions, wantHappy))
+	for i := range foos.Items {
+		if problem := wrongStatus(&foos.Items[i], podsByName[foos.Items[i].Spec.Name]); problem != "" {
+			wrong = append(wrong, foos.Items[i].Name+": "+problem)
 		}
 	}
 	sort.Strings(wrong)
 	return wrong, nil
+}
+
+// wrongStatus says what is wrong with the status of foo, whose friend pod is friend (nil
+// when there is none), or "" when nothing is.
+func wrongStatus(foo *tutorialv1.Foo, friend *metav1.PartialObjectMetadata) string {
+	wantHappy, wantReason := false, tutorialv1.FriendNotFoundReason
+	switch {
+	case friend != nil && friend.DeletionTimestamp != nil:
+		wantReason = tutorialv1.FriendTerminatingReason
+	case friend != nil:
+		wantHappy, wantReason = true, tutorialv1.FriendFoundReason
+	}
+	status := foo.Status
+	condition := meta.FindStatusCondition(status.Conditions, tutorialv1.HappyCondition)
+	switch {
+	case status.ObservedGeneration != foo.Generation:
+		return fmt.Sprintf("observedGeneration %d, generation %d", status.ObservedGeneration, foo.Generation)
+	case status.Happy != wantHappy:
+		return fmt.Sprintf("happy %v, want %v for friend %q", status.Happy, wantHappy, foo.Spec.Name)
+	case condition == nil || len(status.Conditions) != 1:
+		return fmt.Sprintf("conditions %+v, want one %s condition", status.Conditions, tutorialv1.HappyCondition)
+	case (condition.Status == metav1.ConditionTrue) != wantHappy || condition.Reason != wantReason:
+		return fmt.Sprintf("%s condition %s with reason %s, want happy %v with reason %s", tutorialv1.HappyCondition, condition.Status, condition.Reason, wantHappy, wantReason)
+	case wantHappy && (status.Friend == nil || status.Friend.Name != friend.Name || status.Friend.UID != friend.UID):
+		return fmt.Sprintf("status.friend %+v, want pod %s with UID %s", status.Friend, friend.Name, friend.UID)
+	case !wantHappy && status.Friend != nil:
+		return fmt.Sprintf("status.friend %+v while unhappy", status.Friend)
+	}
+	return ""
 }
 
 // Summary shortens a list of problems for a failure message.
