@@ -50,15 +50,35 @@ test-e2e: $(if $(E2E_REUSE_IMAGES),,test-images-build) node olm-images operator-
 NODE_TEST_DIR ?= $(LOCALBIN)/node-test
 
 # test-node builds the manager image for this machine's platform into an image layout; the
-# suite pushes it to its cluster's registry and deploys config/default with it.
+# suite pushes it to its cluster's registry and deploys config/default with it. The fault
+# specs (label "faults") run in test-node-faults.
 .PHONY: test-node
 test-node: node imagebuilder kustomize manifests ## Run the operator as a pod on a local cluster with a real node, and check what only a node shows (as root).
+	@$(MAKE) --no-print-directory node-suite NODE_SUITE_ARGS="-ginkgo.label-filter='!faults'"
+
+# NODE_FAULTS_FOOS and NODE_FAULTS_FRIENDS size the fault suite: Foos, and the friend pods
+# they share (running pods, at most half of them at once besides the churn).
+NODE_FAULTS_FOOS ?= 500
+NODE_FAULTS_FRIENDS ?= 100
+# NODE_FAULTS_REPORT, if set, names a file the fault suite appends its table of figures to.
+NODE_FAULTS_REPORT ?=
+
+# test-node-faults breaks the node under the operator (a killed leader, kubelet and containerd
+# restarts, a network partition, expired watches, an apiserver outage) while friend pods churn,
+# and checks every Foo afterwards.
+.PHONY: test-node-faults
+test-node-faults: node imagebuilder kustomize manifests ## Break the node under the operator while pods churn, check every Foo afterwards, and print the figures (as root).
+	@$(MAKE) --no-print-directory node-suite NODE_SUITE_ARGS="-ginkgo.label-filter=faults" \
+		NODE_SUITE_ENV='NODE_FAULTS_FOOS=$(NODE_FAULTS_FOOS) NODE_FAULTS_FRIENDS=$(NODE_FAULTS_FRIENDS) NODE_FAULTS_REPORT=$(abspath $(NODE_FAULTS_REPORT))'
+
+.PHONY: node-suite
+node-suite:
 	@rm -rf $(NODE_TEST_DIR)/images
 	@$(IMAGEBUILDER) manager --store $(NODE_TEST_DIR)/images --context . --platforms linux/$(GOARCH) --tag foo-operator:test
 	go vet -tags node ./test/node
 	go test -c -tags node -o $(LOCALBIN)/node.test ./test/node
-	cd test/node && $(NODE_ENV) KUSTOMIZE="$(KUSTOMIZE)" NODE_TEST_DIR="$(NODE_TEST_DIR)/cluster" \
-		OPERATOR_IMAGES="$(NODE_TEST_DIR)/images" $(LOCALBIN)/node.test -test.v -test.timeout 20m -ginkgo.v -ginkgo.no-color
+	cd test/node && $(NODE_ENV) $(NODE_SUITE_ENV) KUSTOMIZE="$(KUSTOMIZE)" NODE_TEST_DIR="$(NODE_TEST_DIR)/cluster" \
+		OPERATOR_IMAGES="$(NODE_TEST_DIR)/images" $(LOCALBIN)/node.test -test.v -test.timeout 30m -ginkgo.v -ginkgo.no-color $(NODE_SUITE_ARGS)
 
 # IMAGE_TEST_DIR is where the image tests keep their copy of the project, the images they
 # built, the registry's storage and the logs.

@@ -92,17 +92,8 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(operatorImage).NotTo(BeEmpty(), "%s holds no foo-operator image", operatorImages)
 
 	By("deploying config/default with the manager image " + operatorImage)
-	installed, err = harness.Render("default")
+	installed, err = harness.DeployDefault(ctx, k8sClient, operatorImage, 1)
 	Expect(err).NotTo(HaveOccurred())
-	for _, object := range installed {
-		object = object.DeepCopy()
-		if object.GetKind() == "Deployment" {
-			containers, _, _ := unstructured.NestedSlice(object.Object, "spec", "template", "spec", "containers")
-			containers[0].(map[string]any)["image"] = operatorImage
-			Expect(unstructured.SetNestedSlice(object.Object, containers, "spec", "template", "spec", "containers")).To(Succeed())
-		}
-		Expect(k8sClient.Create(ctx, object)).To(Succeed(), "creating %s %s", object.GetKind(), object.GetName())
-	}
 	Expect(cluster.WaitDeploymentAvailable(ctx, harness.OperatorNamespace, harness.OperatorDeployment, 2*time.Minute)).To(Succeed())
 }, NodeTimeout(5*time.Minute))
 
@@ -132,8 +123,8 @@ func operatorLogsOnFailure(ctx context.Context) {
 	}
 }
 
-// operatorPod returns the one running pod of the operator's Deployment.
-func operatorPod(ctx context.Context) (*corev1.Pod, error) {
+// operatorPods returns the pods of the operator's Deployment that are not being deleted.
+func operatorPods(ctx context.Context) ([]corev1.Pod, error) {
 	deployment := &appsv1.Deployment{}
 	if err := k8sClient.Get(ctx, client.ObjectKey{Namespace: harness.OperatorNamespace, Name: harness.OperatorDeployment}, deployment); err != nil {
 		return nil, err
@@ -152,11 +143,20 @@ func operatorPod(ctx context.Context) (*corev1.Pod, error) {
 			running = append(running, pod)
 		}
 	}
-	if len(running) != 1 {
-		return nil, fmt.Errorf("want one pod of the operator, found %d: %s", len(running),
-			cluster.DescribePods(ctx, harness.OperatorNamespace, selector.String()))
+	return running, nil
+}
+
+// operatorPod returns the one pod of the operator's Deployment that is not being deleted.
+func operatorPod(ctx context.Context) (*corev1.Pod, error) {
+	pods, err := operatorPods(ctx)
+	if err != nil {
+		return nil, err
 	}
-	return &running[0], nil
+	if len(pods) != 1 {
+		return nil, fmt.Errorf("want one pod of the operator, found %d: %s", len(pods),
+			cluster.DescribePods(ctx, harness.OperatorNamespace, "control-plane=controller-manager"))
+	}
+	return &pods[0], nil
 }
 
 // createNamespace creates a namespace with a generated name, deleted when the spec ends.
