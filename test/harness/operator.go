@@ -128,7 +128,8 @@ func wrongStatus(foo *tutorialv1.Foo, friend *metav1.PartialObjectMetadata) stri
 	case condition == nil || len(status.Conditions) != 1:
 		return fmt.Sprintf("conditions %+v, want one %s condition", status.Conditions, tutorialv1.HappyCondition)
 	case (condition.Status == metav1.ConditionTrue) != wantHappy || condition.Reason != wantReason:
-		return fmt.Sprintf("%s condition %s with reason %s, want happy %v with reason %s", tutorialv1.HappyCondition, condition.Status, condition.Reason, wantHappy, wantReason)
+		return fmt.Sprintf("%s condition %s with reason %s, want happy %v with reason %s",
+			tutorialv1.HappyCondition, condition.Status, condition.Reason, wantHappy, wantReason)
 	case wantHappy && (status.Friend == nil || status.Friend.Name != friend.Name || status.Friend.UID != friend.UID):
 		return fmt.Sprintf("status.friend %+v, want pod %s with UID %s", status.Friend, friend.Name, friend.UID)
 	case !wantHappy && status.Friend != nil:

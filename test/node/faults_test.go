@@ -89,7 +89,8 @@ var _ = Describe("The operator on a node, under churn of its Foos' friends", Lab
 
 	It("recovers from a network partition between the leader's pod and the apiserver", func(ctx context.Context) {
 		const partition = 20 * time.Second
-		world.underChurn(ctx, "Leader partitioned", fmt.Sprintf("the leader pod's packets to the apiserver dropped for %s (nftables, in the node's network)", partition),
+		injected := fmt.Sprintf("the leader pod's packets to the apiserver dropped for %s (nftables, in the node's network)", partition)
+		world.underChurn(ctx, "Leader partitioned", injected,
 			func(ctx context.Context, figures *faultFigures) {
 				leader, holder := leaderPod(ctx)
 				cut := time.Now()
@@ -109,7 +110,8 @@ var _ = Describe("The operator on a node, under churn of its Foos' friends", Lab
 		// A witness of what the managers' watches meet: the resourceVersion of the pods just
 		// before the fault, no older than any the managers watch from.
 		var pods corev1.PodList
-		world.underChurn(ctx, "Watches expired", "kube-apiserver SIGKILLed, etcd compacted, kube-apiserver started again: every watch resumes from a compacted revision",
+		world.underChurn(ctx, "Watches expired",
+			"kube-apiserver SIGKILLed, etcd compacted, kube-apiserver started again: every watch resumes from a compacted revision",
 			func(ctx context.Context, _ *faultFigures) {
 				Expect(k8sClient.List(ctx, &pods, client.InNamespace(world.namespace))).To(Succeed())
 				killed := time.Now()
@@ -285,5 +287,6 @@ func expectWatchExpired(ctx context.Context, namespace, resourceVersion string) 
 		"an event of a watch from resourceVersion %s", resourceVersion)
 	Expect(event.Type).To(Equal(watch.Error), "the first event of a watch from the compacted resourceVersion %s: %+v", resourceVersion, event)
 	status := apierrors.FromObject(event.Object)
-	Expect(apierrors.IsResourceExpired(status) || apierrors.IsGone(status)).To(BeTrue(), "the error of a watch from resourceVersion %s: %v", resourceVersion, status)
+	Expect(apierrors.IsResourceExpired(status) || apierrors.IsGone(status)).To(BeTrue(),
+		"the error of a watch from resourceVersion %s: %v", resourceVersion, status)
 }
