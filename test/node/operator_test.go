@@ -20,6 +20,7 @@ package node
 
 import (
 	"context"
+	"os"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -119,3 +120,12 @@ func leaseHolder(ctx context.Context) (string, error) {
 	}
 	return strings.TrimSpace(*lease.Spec.HolderIdentity), nil
 }
+
+var _ = Describe("The local cluster", func() {
+	It("listens on no address of the machine but loopback: pod and node addresses exist only in its own namespace", func() {
+		// Everything the suite started descends from it; the node's processes live in the
+		// node's network namespace, whose sockets are not in the machine's table.
+		Expect(localcluster.ExposedListeners(os.Getpid())).To(BeEmpty(),
+			"sockets accepting packets on the machine's addresses other than loopback")
+	})
+})
