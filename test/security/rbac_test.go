@@ -18,7 +18,6 @@ package security
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
@@ -35,29 +34,6 @@ import (
 	"github.com/example/foo-operator/test/harness"
 )
 
-// permission is one verb on one resource (or non-resource URL) of one API group.
-type permission struct{ group, resource, verb string }
-
-func (p permission) String() string { return fmt.Sprintf("%s %s.%s", p.verb, p.resource, p.group) }
-
-// permissions flattens RBAC rules into the single permissions they grant.
-func permissions(rules []rbacv1.PolicyRule) sets.Set[permission] {
-	granted := sets.New[permission]()
-	for _, rule := range rules {
-		for _, verb := range rule.Verbs {
-			for _, url := range rule.NonResourceURLs {
-				granted.Insert(permission{resource: url, verb: verb})
-			}
-			for _, group := range rule.APIGroups {
-				for _, resource := range rule.Resources {
-					granted.Insert(permission{group: group, resource: resource, verb: verb})
-				}
-			}
-		}
-	}
-	return granted
-}
-
 // grantedRules returns the rules of the rendered Role or ClusterRole kind/name.
 func grantedRules(kind, name string) []rbacv1.PolicyRule {
 	GinkgoHelper()
@@ -69,44 +45,19 @@ func grantedRules(kind, name string) []rbacv1.PolicyRule {
 }
 
 var _ = Describe("RBAC as shipped", func() {
-	// Each permission is listed with the code that needs it. A rule added to config/rbac
-	// without a use in the code fails this test, and so does one the code no longer needs
-	// once it is taken out of this list.
+	// The lists of harness say which code needs each permission; the OLM suite measures
+	// what OLM grants from the CSV by them too.
 	DescribeTable("grants the manager exactly the permissions its code uses",
-		func(kind, name string, needed []permission) {
-			granted := permissions(grantedRules(kind, name))
+		func(kind, name string, needed []harness.Permission) {
+			granted := harness.Permissions(grantedRules(kind, name))
 			want := sets.New(needed...)
 			Expect(granted.Difference(want).UnsortedList()).To(BeEmpty(), "granted but not used by the code")
 			Expect(want.Difference(granted).UnsortedList()).To(BeEmpty(), "used by the code but not granted")
 		},
-		Entry("the controller (role.yaml, from the +kubebuilder:rbac markers)", "ClusterRole", harness.ManagerRole, []permission{
-			// The Foo informer (For) and the reads of Reconcile.
-			{"tutorial.my.domain", "foos", "get"}, {"tutorial.my.domain", "foos", "list"}, {"tutorial.my.domain", "foos", "watch"},
-			// patchStatus writes the status subresource with a merge patch, nothing else.
-			{"tutorial.my.domain", "foos/status", "get"}, {"tutorial.my.domain", "foos/status", "patch"},
-			// The metadata-only pod informer (WatchesMetadata) and findFriend.
-			{"", "pods", "get"}, {"", "pods", "list"}, {"", "pods", "watch"},
-			// The Recorder from mgr.GetEventRecorderFor writes core/v1 Events, and patches
-			// them to count repeats.
-			{"", "events", "create"}, {"", "events", "patch"},
-		}),
-		Entry("leader election, in the operator's namespace", "Role", "foo-operator-leader-election-role", []permission{
-			// client-go's lease lock gets, creates and updates the Lease; controller-runtime
-			// documents list, watch, patch and delete as part of the same grant.
-			{"coordination.k8s.io", "leases", "get"}, {"coordination.k8s.io", "leases", "list"},
-			{"coordination.k8s.io", "leases", "watch"}, {"coordination.k8s.io", "leases", "create"},
-			{"coordination.k8s.io", "leases", "update"}, {"coordination.k8s.io", "leases", "patch"},
-			{"coordination.k8s.io", "leases", "delete"},
-			// The leader elector records who became leader with a core/v1 Event.
-			{"", "events", "create"}, {"", "events", "patch"},
-		}),
-		Entry("the secure metrics endpoint's checks of its callers", "ClusterRole", "foo-operator-metrics-auth-role", []permission{
-			{"authentication.k8s.io", "tokenreviews", "create"},
-			{"authorization.k8s.io", "subjectaccessreviews", "create"},
-		}),
-		Entry("scraping the metrics", "ClusterRole", harness.MetricsReaderRole, []permission{
-			{"", "/metrics", "get"},
-		}),
+		Entry("the controller (role.yaml, from the +kubebuilder:rbac markers)", "ClusterRole", harness.ManagerRole, harness.ControllerPermissions),
+		Entry("leader election, in the operator's namespace", "Role", "foo-operator-leader-election-role", harness.LeaderElectionPermissions),
+		Entry("the secure metrics endpoint's checks of its callers", "ClusterRole", "foo-operator-metrics-auth-role", harness.MetricsAuthPermissions),
+		Entry("scraping the metrics", "ClusterRole", harness.MetricsReaderRole, harness.MetricsReaderPermissions),
 	)
 
 	DescribeTable("refuses the operator's ServiceAccount what it must not do",
