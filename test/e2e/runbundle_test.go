@@ -98,6 +98,7 @@ func runBundleJourney() {
 		run(ctx, scratchDir("run-bundle"), tools.operatorSDK, install...)
 		expectCSVSucceeded(ctx, operatorNamespace, csvName("0.1.0"))
 		expectManagerRunning(ctx, operatorNamespace, managerImage("0.1.0"))
+		expectGrantedWhatTheCodeUses(ctx, operatorNamespace)
 		playStory(ctx, operatorNamespace, storyNamespace)
 	}, SpecTimeout(10*time.Minute))
 
@@ -115,6 +116,7 @@ func runBundleJourney() {
 			expectSameFoos(ctx, storyNamespace, before)
 			expectStillFollows(ctx, operatorNamespace, storyNamespace)
 			expectNoForbidden(ctx, operatorNamespace)
+			expectGrantedWhatTheCodeUses(ctx, operatorNamespace)
 			previous = version
 		}
 	}, SpecTimeout(15*time.Minute))
@@ -156,6 +158,7 @@ func runBundleJourney() {
 			csv := expectCSVSucceeded(ctx, operator, csvName("0.3.0"))
 			Expect(csv.Status.Reason).To(Equal(operatorsv1alpha1.CSVReasonInstallSuccessful))
 			expectManagerRunning(ctx, operator, managerImage("0.3.0"))
+			expectGrantedWhatTheCodeUses(ctx, operator, targets...)
 			// The CRD comes with the installation: the Foos come after it.
 			for _, namespace := range append(append([]string{}, targets...), unwatched...) {
 				Expect(k8sClient.Create(ctx, &tutorialv1.Foo{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "foo"},
