@@ -25,18 +25,17 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/example/foo-operator/test/harness"
+	"github.com/example/foo-operator/test/harness/suite"
 )
 
 // The world the fault specs break things under: Foos whose friends are pods that really
@@ -132,50 +131,12 @@ func (w *friendWorld) wrongFoos(ctx context.Context) ([]string, error) {
 	return harness.WrongStatuses(ctx, k8sClient, w.namespace)
 }
 
-// churn creates and deletes friend pods from two workers until stopped, deleting with each
-// pod's own grace period. It ignores errors, such as those of an apiserver that is down:
-// the churn must go on.
-type churn struct {
-	cancel  context.CancelFunc
-	workers sync.WaitGroup
-	mu      sync.Mutex
-	changes int
-}
-
-func (w *friendWorld) startChurn(ctx context.Context) *churn {
-	ctx, cancel := context.WithCancel(ctx)
-	c := &churn{cancel: cancel}
-	for range 2 {
-		c.workers.Go(func() {
-			for ctx.Err() == nil {
-				i := rand.IntN(len(w.friends))
-				err := k8sClient.Create(ctx, w.friendPod(i))
-				if apierrors.IsAlreadyExists(err) {
-					err = k8sClient.Delete(ctx, &corev1.Pod{ObjectMeta: w.friendPod(i).ObjectMeta})
-				}
-				if err == nil {
-					c.mu.Lock()
-					c.changes++
-					c.mu.Unlock()
-				}
-				select {
-				case <-ctx.Done():
-				case <-time.After(250 * time.Millisecond):
-				}
-			}
-		})
-	}
-	DeferCleanup(c.stop)
-	return c
-}
-
-// stop ends the churn and returns how many pods it created or deleted.
-func (c *churn) stop() int {
-	c.cancel()
-	c.workers.Wait()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.changes
+// startChurn creates and deletes friend pods from two workers, every 250ms each, deleting
+// with each pod's own grace period, until stopped.
+func (w *friendWorld) startChurn(ctx context.Context) *suite.Churn {
+	return suite.StartChurn(ctx, k8sClient, 250*time.Millisecond, func() *corev1.Pod {
+		return w.friendPod(rand.IntN(len(w.friends)))
+	})
 }
 
 // wrongOverTime counts the wrong Foos once a second until stopped: the figure a fault is
@@ -274,7 +235,7 @@ func (w *friendWorld) underChurn(ctx context.Context, fault, injected string, in
 	inject(ctx, &figures)
 
 	time.Sleep(churnAround) // churn on against whatever came back
-	figures.Changes = churning.stop()
+	figures.Changes = churning.Stop()
 	figures.ToZero = w.expectAllRight(ctx, "after the fault")
 	figures.PeakWrong = counting.stop()
 	figures.WrongOverTime = counting.String()

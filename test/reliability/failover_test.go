@@ -80,7 +80,7 @@ var _ = Describe("Leader election", func() {
 			"the standby must take over within the lease duration")
 
 		time.Sleep(3 * time.Second) // churn on under the new leader
-		report("Pod creations and deletions during the failover", churning.stop())
+		report("Pod creations and deletions during the failover", churning.Stop())
 		report("Convergence after the churn stopped", expectAllStatusesRight(ctx, namespace).Round(time.Millisecond).String())
 
 		By("handing over to a new standby with SIGTERM")

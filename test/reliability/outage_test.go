@@ -133,7 +133,7 @@ var _ = Describe("An apiserver outage", func() {
 
 		By("converging once the apiserver is back")
 		time.Sleep(2 * time.Second) // churn on against the restarted apiserver
-		report("Pod creations and deletions around the outage", churning.stop())
+		report("Pod creations and deletions around the outage", churning.Stop())
 		// The pods the churn changed while the apiserver was down were not changed, and the
 		// ones changed since must be seen through resumed watches.
 		expectAllStatusesRight(ctx, namespace)

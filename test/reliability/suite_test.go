@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -29,6 +28,7 @@ import (
 	. "github.com/onsi/gomega"
 	"golang.org/x/sync/errgroup"
 	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -107,49 +107,12 @@ func populate(ctx context.Context) (namespace string, friends []string) {
 	return namespace, friends
 }
 
-// churn creates and deletes friend pods continuously, from a few workers, until stopped. It
-// ignores errors, such as those of an apiserver that is down: the churn must go on.
-type churn struct {
-	cancel context.CancelFunc
-	done   sync.WaitGroup
-	mu     sync.Mutex
-	ops    int
-}
-
-func startChurn(ctx context.Context, namespace string, friends []string) *churn {
-	ctx, cancel := context.WithCancel(ctx)
-	c := &churn{cancel: cancel}
-	for range 2 {
-		c.done.Go(func() {
-			for ctx.Err() == nil {
-				name := friends[rand.IntN(len(friends))]
-				err := environment.ControlPlane.Client.Create(ctx, harness.NewPod(namespace, name))
-				if apierrors.IsAlreadyExists(err) {
-					err = environment.ControlPlane.Client.Delete(ctx, harness.NewPod(namespace, name), client.GracePeriodSeconds(0))
-				}
-				if err == nil {
-					c.mu.Lock()
-					c.ops++
-					c.mu.Unlock()
-				}
-				select {
-				case <-ctx.Done():
-				case <-time.After(50 * time.Millisecond):
-				}
-			}
-		})
-	}
-	DeferCleanup(c.stop)
-	return c
-}
-
-// stop ends the churn and returns how many pods it created or deleted.
-func (c *churn) stop() int {
-	c.cancel()
-	c.done.Wait()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.ops
+// startChurn creates and deletes friend pods from two workers, every 50ms each, deleting
+// at once (grace period 0: no kubelet here to run one out), until stopped.
+func startChurn(ctx context.Context, namespace string, friends []string) *suite.Churn {
+	return suite.StartChurn(ctx, environment.ControlPlane.Client, 50*time.Millisecond, func() *corev1.Pod {
+		return harness.NewPod(namespace, friends[rand.IntN(len(friends))])
+	}, client.GracePeriodSeconds(0))
 }
 
 // expectAllStatusesRight waits until every Foo in namespace shows the right status, and
