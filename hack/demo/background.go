@@ -224,7 +224,7 @@ func stopBackgroundCluster(opts options) error {
 		}
 		deadline := time.Now().Add(2 * time.Minute)
 		for time.Now().Before(deadline) {
-			if !processAlive(pid) {
+			if !localcluster.ProcessAlive(pid) {
 				return "its log: " + relative(filepath.Join(opts.dir, "cluster.log")), nil
 			}
 			time.Sleep(100 * time.Millisecond)
@@ -240,7 +240,7 @@ func backgroundPID(opts options) (int, bool) {
 		return 0, false
 	}
 	pid, err := strconv.Atoi(strings.TrimSpace(string(content)))
-	if err != nil || !processAlive(pid) {
+	if err != nil || !localcluster.ProcessAlive(pid) {
 		return 0, false
 	}
 	if cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err != nil ||
@@ -248,16 +248,4 @@ func backgroundPID(opts options) (int, bool) {
 		return 0, false
 	}
 	return pid, true
-}
-
-func processAlive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-	return len(fields) == 0 || fields[0] != "Z"
 }

@@ -166,16 +166,11 @@ func descendsFrom(pid, root int) bool {
 		if pid == root {
 			return true
 		}
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil {
+		fields, err := procStat(pid)
+		if err != nil || len(fields) < 2 {
 			return false
 		}
-		// The fields after the command, which is in parentheses: state, then parent PID.
-		fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-		if len(fields) < 2 {
-			return false
-		}
-		if pid, err = strconv.Atoi(fields[1]); err != nil {
+		if pid, err = strconv.Atoi(fields[1]); err != nil { // the parent's PID
 			return false
 		}
 	}

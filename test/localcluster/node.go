@@ -594,7 +594,7 @@ func sweepLeftovers() error {
 				continue
 			}
 			pid, err := strconv.Atoi(strings.SplitN(rest, "-", 2)[0])
-			if err != nil || processAlive(pid) {
+			if err != nil || ProcessAlive(pid) {
 				continue
 			}
 			errs = append(errs, removeCgroupTree(filepath.Join(mount, entry.Name())))
@@ -603,14 +603,20 @@ func sweepLeftovers() error {
 	return errors.Join(errs...)
 }
 
-// processAlive tells whether a process with this PID runs (and is not a zombie).
-func processAlive(pid int) bool {
+// ProcessAlive tells whether a process with this PID runs (and is not a zombie).
+func ProcessAlive(pid int) bool {
+	fields, err := procStat(pid)
+	return err == nil && len(fields) > 0 && fields[0] != "Z"
+}
+
+// procStat returns the fields of /proc/<pid>/stat after the command, which is in parentheses
+// and may hold spaces: the state first, then the parent's PID.
+func procStat(pid int) ([]string, error) {
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return false
+		return nil, err
 	}
-	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-	return len(fields) > 0 && fields[0] != "Z"
+	return strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:])), nil
 }
 
 // SignalContainer sends signal (such as SIGKILL) to the main process of a container of the
