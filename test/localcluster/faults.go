@@ -123,9 +123,10 @@ func (c *Cluster) KillAPIServer() {
 	c.cp.apiserver.Kill()
 }
 
-// CompactEtcd compacts etcd's history up to its current revision, as the apiserver does
-// every few minutes, and returns that revision: a watch or list from an older
-// resourceVersion that reaches etcd then fails with 410 Gone. It talks to etcd's JSON gateway.
+// CompactEtcd compacts etcd's history, as the apiserver does every few minutes, past every
+// resourceVersion a client has seen before the call, and returns the compacted revision: a
+// watch or list from such a resourceVersion then fails with 410 Gone. It talks to etcd's JSON
+// gateway.
 func (c *Cluster) CompactEtcd(ctx context.Context) (int64, error) {
 	httpClient := &http.Client{Transport: &http.Transport{
 		DialContext: func(_ context.Context, network, address string) (net.Conn, error) { return c.dial(network, address) },
@@ -153,17 +154,26 @@ func (c *Cluster) CompactEtcd(ctx context.Context) (int64, error) {
 		}
 		return json.Unmarshal(answer, response)
 	}
-	// Any read answers with the store's current revision in its header.
-	var current struct {
+	// A watch from resourceVersion R starts at revision R+1, and etcd keeps the compacted
+	// revision itself. Compacting at the current revision would leave a watch from it, or
+	// from the one before if nothing was written since, alive; so two writes of a key
+	// outside the apiserver's prefix come first, and the compaction is at the second.
+	const marker = "/localcluster/compaction-marker"
+	var written struct {
 		Header struct {
 			Revision int64 `json:"revision,string"`
 		} `json:"header"`
 	}
-	if err := call("/v3/kv/range", map[string]any{"key": []byte("/"), "limit": 1}, &current); err != nil {
+	for range 2 {
+		if err := call("/v3/kv/put", map[string]any{"key": []byte(marker), "value": []byte("compact")}, &written); err != nil {
+			return 0, err
+		}
+	}
+	revision := written.Header.Revision
+	if err := call("/v3/kv/compaction", map[string]any{"revision": strconv.FormatInt(revision, 10), "physical": true}, &struct{}{}); err != nil {
 		return 0, err
 	}
-	revision := current.Header.Revision
-	if err := call("/v3/kv/compaction", map[string]any{"revision": strconv.FormatInt(revision, 10), "physical": true}, &struct{}{}); err != nil {
+	if err := call("/v3/kv/deleterange", map[string]any{"key": []byte(marker)}, &struct{}{}); err != nil {
 		return 0, err
 	}
 	return revision, nil

@@ -286,20 +286,25 @@ func saveOperatorLogs(ctx context.Context) {
 }
 
 // expectWatchExpired expects a watch of the pods of namespace from resourceVersion to be
-// refused as expired, 410 Gone, at its start or as its first event.
+// refused as expired, 410 Gone, at its start or as its first event. Any other refusal (the
+// restarted apiserver's storage still initializing) is retried; a watch that delivers an
+// object instead was not expired, and fails at once.
 func expectWatchExpired(ctx context.Context, namespace, resourceVersion string) {
 	GinkgoHelper()
-	watcher, err := clientset.CoreV1().Pods(namespace).Watch(ctx, metav1.ListOptions{ResourceVersion: resourceVersion})
-	if err != nil {
-		Expect(apierrors.IsResourceExpired(err) || apierrors.IsGone(err)).To(BeTrue(), "watching from resourceVersion %s: %v", resourceVersion, err)
-		return
-	}
-	defer watcher.Stop()
-	var event watch.Event
-	Eventually(watcher.ResultChan()).WithContext(ctx).WithTimeout(30*time.Second).Should(Receive(&event),
-		"an event of a watch from resourceVersion %s", resourceVersion)
-	Expect(event.Type).To(Equal(watch.Error), "the first event of a watch from the compacted resourceVersion %s: %+v", resourceVersion, event)
-	status := apierrors.FromObject(event.Object)
-	Expect(apierrors.IsResourceExpired(status) || apierrors.IsGone(status)).To(BeTrue(),
-		"the error of a watch from resourceVersion %s: %v", resourceVersion, status)
+	isExpired := func(err error) bool { return apierrors.IsResourceExpired(err) || apierrors.IsGone(err) }
+	Eventually(func(g Gomega) {
+		watcher, err := clientset.CoreV1().Pods(namespace).Watch(ctx, metav1.ListOptions{ResourceVersion: resourceVersion})
+		if err != nil {
+			g.Expect(isExpired(err)).To(BeTrue(), "the error of starting the watch: %v", err)
+			return
+		}
+		defer watcher.Stop()
+		var event watch.Event
+		g.Eventually(watcher.ResultChan()).WithTimeout(10*time.Second).Should(Receive(&event), "a first event of the watch")
+		if event.Type != watch.Error {
+			StopTrying(fmt.Sprintf("the first event of a watch from the compacted resourceVersion %s is %s, not an error", resourceVersion, event.Type)).Now()
+		}
+		g.Expect(isExpired(apierrors.FromObject(event.Object))).To(BeTrue(), "the error event of the watch: %v", apierrors.FromObject(event.Object))
+	}).WithContext(ctx).WithTimeout(30*time.Second).Should(Succeed(),
+		"a watch of pods from resourceVersion %s refused as expired, 410 Gone", resourceVersion)
 }
