@@ -23,6 +23,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"flag"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -31,9 +32,13 @@ import (
 
 	operatorsv2 "github.com/operator-framework/api/pkg/operators/v2"
 	"github.com/operator-framework/operator-lib/conditions"
+	"go.uber.org/zap/zapcore"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/discovery"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -44,6 +49,7 @@ import (
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
 	"github.com/example/foo-operator/internal/controller"
+	"github.com/example/foo-operator/internal/memorylimit"
 	// +kubebuilder:scaffold:imports
 )
 
@@ -107,7 +113,10 @@ func main() {
 		"Serve metrics over HTTP/2 too. Off by default against the HTTP/2 Stream Cancellation and Rapid Reset CVEs.")
 	flag.IntVar(&maxConcurrentReconciles, "max-concurrent-reconciles", 1,
 		"How many Foos may be reconciled at once. More shortens the time for many Foos to follow one pod event.")
-	zapOpts := zap.Options{Development: false}
+	// No stack trace on error lines: the manager's errors are retried conditions (an
+	// apiserver away, a conflict), where a trace of the retry loop only buries the message.
+	// --zap-stacktrace-level brings them back.
+	zapOpts := zap.Options{Development: false, StacktraceLevel: zapcore.PanicLevel}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
 
@@ -143,7 +152,16 @@ func main() {
 	namespaces := parseNamespaces(os.Getenv(watchNamespaceEnv))
 	setupLog.Info("Watching namespaces", "namespaces", namespacesForLog(namespaces))
 
-	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
+	// The manager reads the apiserver's discovery as it is made; a replica restarted while
+	// the apiserver is away (its leader exits past the renew deadline, by design) waits for
+	// it here rather than exit again at once into the kubelet's back-off.
+	ctx := ctrl.SetupSignalHandler()
+	config := ctrl.GetConfigOrDie()
+	if err := waitForAPIServer(ctx, config, apiServerWait); err != nil {
+		setupLog.Error(err, "The apiserver did not answer", "host", config.Host, "waited", apiServerWait)
+		os.Exit(1)
+	}
+	mgr, err := ctrl.NewManager(config, ctrl.Options{
 		Scheme:                        scheme,
 		Cache:                         controller.CacheOptions(namespaces),
 		Metrics:                       metricsOptions,
@@ -170,7 +188,6 @@ func main() {
 		}
 	}
 
-	ctx := ctrl.SetupSignalHandler()
 	options := controller.Options{MaxConcurrentReconciles: maxConcurrentReconciles}
 	if os.Getenv(operatorConditionEnv) != "" {
 		if options.Upgradeable, err = upgradeableCondition(mgr); err != nil {
@@ -180,6 +197,14 @@ func main() {
 	}
 	if err := controller.Setup(ctx, mgr, options); err != nil {
 		setupLog.Error(err, "Unable to set up the controllers")
+		os.Exit(1)
+	}
+	// A limit too small for the caches ends in OOM kills; the watchdog names the cause in
+	// the log before that happens.
+	if err := mgr.Add(&memorylimit.Watchdog{
+		Log: ctrl.Log.WithName("memory"), Interval: memorylimit.DefaultInterval, Threshold: memorylimit.DefaultThreshold,
+	}); err != nil {
+		setupLog.Error(err, "Unable to set up the memory limit watchdog")
 		os.Exit(1)
 	}
 	// +kubebuilder:scaffold:builder
@@ -198,6 +223,35 @@ func main() {
 		setupLog.Error(err, "Manager stopped with an error")
 		os.Exit(1)
 	}
+}
+
+// apiServerWait bounds the wait for the apiserver at start: under the liveness probe's first
+// failures (config/manager: after 15s, every 20s, three failures), so that the log, not the
+// probe, tells why the container ended.
+const apiServerWait = 45 * time.Second
+
+// waitForAPIServer waits, at most timeout, until the apiserver answers a discovery request,
+// logging each failure with its cause.
+func waitForAPIServer(ctx context.Context, config *rest.Config, timeout time.Duration) error {
+	discoveryClient, err := discovery.NewDiscoveryClientForConfig(config)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	backoff := wait.Backoff{Duration: time.Second, Factor: 2, Cap: 8 * time.Second, Steps: math.MaxInt32}
+	var last error
+	err = wait.ExponentialBackoffWithContext(ctx, backoff, func(context.Context) (bool, error) {
+		if _, last = discoveryClient.ServerVersion(); last != nil {
+			setupLog.Info("Waiting for the apiserver", "host", config.Host, "error", last.Error())
+			return false, nil
+		}
+		return true, nil
+	})
+	if err != nil && last != nil {
+		return last
+	}
+	return err
 }
 
 // upgradeableCondition returns the Upgradeable condition of the OperatorCondition named by

@@ -17,9 +17,16 @@ limitations under the License.
 package main
 
 import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
+	"k8s.io/client-go/rest"
 )
 
 func TestParseNamespaces(t *testing.T) {
@@ -38,4 +45,34 @@ func TestParseNamespaces(t *testing.T) {
 			NewWithT(t).Expect(parseNamespaces(tt.value)).To(Equal(tt.want))
 		})
 	}
+}
+
+// A replica started while the apiserver is away waits for it, and starts once it answers.
+func TestWaitForAPIServerWaitsUntilItAnswers(t *testing.T) {
+	g := NewWithT(t)
+	var asked atomic.Int32
+	apiserver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if asked.Add(1) <= 2 {
+			http.Error(w, "starting", http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"major":"1","minor":"37","gitVersion":"v1.37.2"}`))
+	}))
+	defer apiserver.Close()
+
+	g.Expect(waitForAPIServer(context.Background(), &rest.Config{Host: apiserver.URL}, 30*time.Second)).To(Succeed())
+	g.Expect(asked.Load()).To(BeEquivalentTo(3), "discovery requests: two refused, then one answered")
+}
+
+// An apiserver that never answers ends the wait with the cause of the last failure.
+func TestWaitForAPIServerTellsWhyItGaveUp(t *testing.T) {
+	g := NewWithT(t)
+	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	g.Expect(err).NotTo(HaveOccurred())
+	address := listener.Addr().String()
+	g.Expect(listener.Close()).To(Succeed()) // nothing listens there now: connections are refused
+
+	err = waitForAPIServer(context.Background(), &rest.Config{Host: "http://" + address}, 1500*time.Millisecond)
+	g.Expect(err).To(MatchError(ContainSubstring("connection refused")))
 }

@@ -143,9 +143,9 @@ var _ = Describe("An apiserver outage", func() {
 		// With the shipped lease timings an outage longer than the renew deadline (10s) makes
 		// the leader give up: controller-runtime then ends the process, so that two replicas
 		// never act as leader at once, and the kubelet restarts it; a manager started while
-		// the apiserver is still down exits at once. So the restarts are bounded by the
-		// leader's own exit plus one per back-off that began while the apiserver was down;
-		// and none may follow once it is back (no crash loop).
+		// the apiserver is still down waits for it (at most 45s, then exits). So the restarts
+		// are bounded by the leader's own exit plus one per back-off that began while the
+		// apiserver was down; and none may follow once it is back (no crash loop).
 		restarts := operator.restartCount()
 		report("Manager restarts during the outage", restarts)
 		Expect(restarts).To(BeNumerically("<=", restartsBound(restarted.Sub(stopping))),
