@@ -123,6 +123,28 @@ func (c *Cluster) KillAPIServer() {
 	c.cp.apiserver.Kill()
 }
 
+// AwaitKubernetesService waits, at most timeout, until the kubernetes Service's address,
+// by which pods reach the apiserver, takes a connection from the node's network again. After
+// a graceful stop kube-apiserver has taken itself out of the Service's endpoints; started
+// again, it puts itself back, but the pods reach it only once kube-proxy, whose watches
+// back off while the apiserver is away, has programmed that endpoint again.
+func (c *Cluster) AwaitKubernetesService(ctx context.Context, timeout time.Duration) error {
+	if c.Namespace == nil {
+		return errors.New("the cluster has no node, and so no Service addresses")
+	}
+	address := net.JoinHostPort(kubernetesServiceIP, "443")
+	return poll(ctx, timeout, "a connection to the kubernetes Service at "+address+" from the node's network", func() (bool, string) {
+		dialCtx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		conn, err := c.Namespace.Dial(dialCtx, "tcp", address)
+		if err != nil {
+			return false, err.Error()
+		}
+		_ = conn.Close()
+		return true, ""
+	})
+}
+
 // CompactEtcd compacts etcd's history, as the apiserver does every few minutes, past every
 // resourceVersion a client has seen before the call, and returns the compacted revision: a
 // watch or list from such a resourceVersion then fails with 410 Gone. It talks to etcd's JSON

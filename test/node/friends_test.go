@@ -74,7 +74,7 @@ var _ = Describe("Foos on a node", func() {
 		Expect(k8sClient.Create(ctx, harness.NewFoo(namespace, "foo", "slow"))).To(Succeed())
 		// busybox's sh ignores SIGTERM here, so the kubelet lets the container run for the
 		// whole grace period before it kills it.
-		slow := restrictedPod(namespace, "slow", cluster.Image("busybox"), "sh", "-c", `trap "" TERM; while true; do sleep 1; done`)
+		slow := harness.RestrictedPod(namespace, "slow", cluster.Image("busybox"), "sh", "-c", `trap "" TERM; while true; do sleep 1; done`)
 		slow.Spec.TerminationGracePeriodSeconds = ptr.To[int64](8)
 		createRunning(ctx, slow)
 		expectHappy(ctx, key("foo"), true, tutorialv1.FriendFoundReason)
@@ -95,7 +95,7 @@ var _ = Describe("Foos on a node", func() {
 
 	It("stay unhappy while a finalizer holds a friend whose containers have stopped", func(ctx context.Context) {
 		Expect(k8sClient.Create(ctx, harness.NewFoo(namespace, "foo", "held"))).To(Succeed())
-		held := restrictedPod(namespace, "held", cluster.Image("pause"))
+		held := harness.RestrictedPod(namespace, "held", cluster.Image("pause"))
 		held.Finalizers = []string{"example.com/hold"}
 		createRunning(ctx, held)
 		expectHappy(ctx, key("foo"), true, tutorialv1.FriendFoundReason)
@@ -119,7 +119,7 @@ var _ = Describe("Foos on a node", func() {
 
 	It("see a pod whose image is missing from the registry fail as on any cluster, naming the image", func(ctx context.Context) {
 		missing := cluster.Registry.Host + "/foo-operator:does-not-exist"
-		pod := restrictedPod(namespace, "missing", missing)
+		pod := harness.RestrictedPod(namespace, "missing", missing)
 		Expect(k8sClient.Create(ctx, pod)).To(Succeed())
 		var last corev1.Pod
 		Eventually(func(g Gomega) {
@@ -137,7 +137,7 @@ var _ = Describe("Foos on a node", func() {
 // runFriend runs a pod named name (pause, from the registry) and waits for it to run.
 func runFriend(ctx context.Context, namespace, name string) *corev1.Pod {
 	GinkgoHelper()
-	pod := restrictedPod(namespace, name, cluster.Image("pause"))
+	pod := harness.RestrictedPod(namespace, name, cluster.Image("pause"))
 	createRunning(ctx, pod)
 	return pod
 }

@@ -133,7 +133,7 @@ func scrape(ctx context.Context, namespace, name, serviceAccount string, withTok
 	)
 	Eventually(func() int32 {
 		attempt++
-		pod := restrictedPod(namespace, fmt.Sprintf("%s-%d", name, attempt), cluster.Image("httpget"), append(args, metricsURL)...)
+		pod := harness.RestrictedPod(namespace, fmt.Sprintf("%s-%d", name, attempt), cluster.Image("httpget"), append(args, metricsURL)...)
 		pod.Spec.ServiceAccountName = serviceAccount
 		pod.Spec.AutomountServiceAccountToken = ptr.To(withToken)
 		code, output = runToCompletion(ctx, pod)

@@ -174,27 +174,6 @@ func createNamespace(ctx context.Context, prefix string, labels map[string]strin
 	return namespace.Name
 }
 
-// restrictedPod is a pod that the restricted Pod Security level admits, running image.
-func restrictedPod(namespace, name, image string, args ...string) *corev1.Pod {
-	return &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
-		Spec: corev1.PodSpec{
-			RestartPolicy: corev1.RestartPolicyNever,
-			SecurityContext: &corev1.PodSecurityContext{
-				RunAsNonRoot: ptr.To(true), RunAsUser: ptr.To[int64](65532),
-				SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-			},
-			Containers: []corev1.Container{{
-				Name: "main", Image: image, Args: args,
-				SecurityContext: &corev1.SecurityContext{
-					AllowPrivilegeEscalation: ptr.To(false),
-					Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-				},
-			}},
-		},
-	}
-}
-
 // runToCompletion creates pod and waits for it to end, then returns its exit code and log.
 func runToCompletion(ctx context.Context, pod *corev1.Pod) (int32, string) {
 	GinkgoHelper()
