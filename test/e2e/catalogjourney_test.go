@@ -20,6 +20,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -40,6 +41,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
+	"github.com/example/foo-operator/test/harness/suite"
 	"github.com/example/foo-operator/test/localcluster"
 )
 
@@ -88,35 +90,86 @@ func catalogJourney() {
 			"system:serviceaccount:" + operatorNamespace + ":" + operatorServiceAccount))
 	}, SpecTimeout(10*time.Minute))
 
-	It("upgrades to 0.2.0 and 0.3.0 as each is published under the same tag, through the catalog's graph, keeping the Foos", func(ctx context.Context) {
-		previous := "0.1.0"
-		for _, version := range []string{"0.2.0", "0.3.0"} {
-			next, err := published.upTo(version)
-			Expect(err).NotTo(HaveOccurred())
-			publishCatalog(ctx, next, catalogImage)
-			expectInstalled(ctx, operatorNamespace, packageName, version)
-			csv := expectCSVSucceeded(ctx, operatorNamespace, csvName(version))
-			Expect(csv.Spec.Replaces).To(Equal(csvName(previous)), "the catalog's graph: %s replaces %s", version, previous)
-			expectGone(ctx, &operatorsv1alpha1.ClusterServiceVersion{ObjectMeta: metav1.ObjectMeta{
-				Namespace: operatorNamespace, Name: csvName(previous)}}, installTimeout)
-			expectSameFoos(ctx, storyNamespace, stories)
+	// upgradeByPublishing publishes the catalog up to version under the tag the CatalogSource
+	// polls, and waits until OLM has replaced previous with it, as the catalog's graph says.
+	upgradeByPublishing := func(ctx context.Context, previous, version string) {
+		GinkgoHelper()
+		next, err := published.upTo(version)
+		Expect(err).NotTo(HaveOccurred())
+		publishCatalog(ctx, next, catalogImage)
+		expectInstalled(ctx, operatorNamespace, packageName, version)
+		csv := expectCSVSucceeded(ctx, operatorNamespace, csvName(version))
+		Expect(csv.Spec.Replaces).To(Equal(csvName(previous)), "the catalog's graph: %s replaces %s", version, previous)
+		expectGone(ctx, &operatorsv1alpha1.ClusterServiceVersion{ObjectMeta: metav1.ObjectMeta{
+			Namespace: operatorNamespace, Name: csvName(previous)}}, installTimeout)
+	}
 
-			By("deleting the manager's pod once the RBAC of " + previous + " is gone: the new pod runs on " + version + "'s alone")
-			expectNoRBACOf(ctx, operatorNamespace, csvName(previous))
-			pod, err := managerPod(ctx, operatorNamespace)
-			Expect(err).NotTo(HaveOccurred())
-			Expect(k8sClient.Delete(ctx, pod)).To(Succeed())
-			Eventually(func(g Gomega) {
-				replacement, err := managerPod(ctx, operatorNamespace)
-				g.Expect(err).NotTo(HaveOccurred())
-				g.Expect(replacement.UID).NotTo(Equal(pod.UID))
-				g.Expect(replacement.Status.ContainerStatuses).To(ConsistOf(HaveField("Ready", BeTrue())),
-					"the new pod: %s", localcluster.DescribePod(replacement))
-			}).WithContext(ctx).WithTimeout(installTimeout).Should(Succeed())
-			expectStillFollows(ctx, operatorNamespace, storyNamespace)
-			expectNoForbidden(ctx, operatorNamespace)
-			previous = version
+	// expectRunsOnItsOwnRBAC deletes the manager's pod once the RBAC OLM made for previous is
+	// gone, and checks that its replacement runs and follows the story on version's alone.
+	expectRunsOnItsOwnRBAC := func(ctx context.Context, previous, version string) {
+		GinkgoHelper()
+		By("deleting the manager's pod once the RBAC of " + previous + " is gone: the new pod runs on " + version + "'s alone")
+		expectNoRBACOf(ctx, operatorNamespace, csvName(previous))
+		pod, err := managerPod(ctx, operatorNamespace)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(k8sClient.Delete(ctx, pod)).To(Succeed())
+		Eventually(func(g Gomega) {
+			replacement, err := managerPod(ctx, operatorNamespace)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(replacement.UID).NotTo(Equal(pod.UID))
+			g.Expect(replacement.Status.ContainerStatuses).To(ConsistOf(HaveField("Ready", BeTrue())),
+				"the new pod: %s", localcluster.DescribePod(replacement))
+		}).WithContext(ctx).WithTimeout(installTimeout).Should(Succeed())
+		expectStillFollows(ctx, operatorNamespace, storyNamespace)
+	}
+
+	It("upgrades to 0.2.0 as it is published under the same tag, through the catalog's graph, keeping the Foos", func(ctx context.Context) {
+		upgradeByPublishing(ctx, "0.1.0", "0.2.0")
+		expectSameFoos(ctx, storyNamespace, stories)
+		expectRunsOnItsOwnRBAC(ctx, "0.1.0", "0.2.0")
+		expectNoForbidden(ctx, operatorNamespace)
+	}, SpecTimeout(10*time.Minute))
+
+	It("upgrades to 0.3.0 while the friends of 500 Foos churn: the two releases' managers overlap, "+
+		"neither is denied a request once OLM's bindings for 0.3.0 exist, and every Foo is right within 90s", func(ctx context.Context) {
+		const previous, version = "0.2.0", "0.3.0"
+		createNamespaces(ctx, newNamespace(upgradeChurnNamespace, nil))
+		By(fmt.Sprintf("creating %d Foos looking for %d friend pods, half of them running", upgradeChurnFoos, upgradeChurnFriends))
+		world := suite.NewFriendWorld(ctx, suite.FriendWorldOptions{
+			Client: k8sClient, Namespace: upgradeChurnNamespace, Foos: upgradeChurnFoos, Friends: upgradeChurnFriends,
+			PauseImage: cluster.Image("pause"), BusyboxImage: cluster.Image("busybox"),
+			OperatorRestarts: func(ctx context.Context) int32 { return managerRestarts(ctx, operatorNamespace) },
+			ChurnInterval:    upgradeChurnInterval,
+		})
+		recorded := recordHandover(ctx, operatorNamespace, csvName(version))
+		world.UnderChurn(ctx, "OLM upgrade", fmt.Sprintf("%s published in the catalog image the CatalogSource polls, replacing %s", version, previous),
+			func(ctx context.Context, _ *suite.FaultFigures) {
+				upgradeByPublishing(ctx, previous, version)
+				expectManagerRunning(ctx, operatorNamespace, managerImage(version))
+			})
+		recorded.stop()
+
+		Expect(recorded.overlapped(managerImage(previous), managerImage(version))).To(BeTrue(),
+			"a manager of %s and one of %s running at once, as the Deployment's rolling update makes them; the manager pods seen: %s",
+			previous, version, recorded.podsSeen())
+		complete, bindings := recorded.bindingsComplete()
+		Expect(bindings).NotTo(BeEmpty(), "the bindings OLM made for %s", csvName(version))
+		var lag, late []string
+		for _, d := range recorded.denials() {
+			if d.at.After(complete) {
+				late = append(late, d.at.Format(time.StampMilli)+" "+d.pod+": "+d.line)
+			} else {
+				lag = append(lag, fmt.Sprintf("%s %s: %s %s/%s in %q", d.at.Format(time.StampMilli), d.pod, d.verb, d.group, d.resource, d.namespace))
+			}
 		}
+		AddReportEntry("OLM's RBAC handover from "+previous+" to "+version, fmt.Sprintf(
+			"the bindings for %s complete at %s: %s\nthe manager pods: %s\n%d denials before: %v",
+			version, complete.Format(time.StampMilli), strings.Join(bindings, ", "), recorded.podsSeen(), len(lag), lag),
+			ReportEntryVisibilityAlways)
+		Expect(late).To(BeEmpty(), "requests denied to the managers after OLM's bindings for %s all existed (%s)",
+			version, complete.Format(time.StampMilli))
+		expectSameFoos(ctx, storyNamespace, stories)
+		expectRunsOnItsOwnRBAC(ctx, previous, version)
 	}, SpecTimeout(15*time.Minute))
 
 	It("is sized through the Subscription: the manager's pod gets the new limits, and the Go runtime's memory limit follows", func(ctx context.Context) {
@@ -234,6 +287,17 @@ func catalogJourney() {
 		deleteCRD(ctx)
 	}, SpecTimeout(10*time.Minute))
 }
+
+// The upgrade under churn's world: as many Foos and friends as the node's fault suite has,
+// churned at a pace the node keeps up with while it also starts OLM's pods (the catalog's
+// at each poll, the bundle's unpack Job, the new manager): at the node suite's 4 to 6
+// changes a second, the kubelet fell minutes behind, and the upgrade with it.
+const (
+	upgradeChurnNamespace = "upgrade-churn"
+	upgradeChurnFoos      = 500
+	upgradeChurnFriends   = 100
+	upgradeChurnInterval  = time.Second
+)
 
 // catalogPollInterval replaces the README's poll interval of the CatalogSource: each poll
 // starts a registry pod that pulls the catalog image, and a test that waits for three

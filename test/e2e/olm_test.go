@@ -131,6 +131,20 @@ func managerPod(ctx context.Context, namespace string) (*corev1.Pod, error) {
 	return &live[0], nil
 }
 
+// managerRestarts is the sum of the restart counts of the operator's pods in namespace.
+func managerRestarts(ctx context.Context, namespace string) int32 {
+	GinkgoHelper()
+	var pods corev1.PodList
+	Expect(k8sClient.List(ctx, &pods, client.InNamespace(namespace), client.MatchingLabels{"control-plane": "controller-manager"})).To(Succeed())
+	var restarts int32
+	for _, pod := range pods.Items {
+		for _, status := range pod.Status.ContainerStatuses {
+			restarts += status.RestartCount
+		}
+	}
+	return restarts
+}
+
 // expectManagerRunning waits until the operator's one pod in namespace runs image, ready.
 func expectManagerRunning(ctx context.Context, namespace, image string) *corev1.Pod {
 	GinkgoHelper()

@@ -1,0 +1,238 @@
+//go:build e2e
+
+/*
+Copyright 2026 The foo-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// What an upgrade looks like from the operator's side while OLM hands one release over to
+// the next: which manager pods ran when, what they logged, and when OLM's bindings for the
+// new release appeared. The old pod is gone when the upgrade is over, and its log with it,
+// so everything is recorded as it happens.
+
+// handoverPollInterval is how often the pods and bindings are looked at: the precision of
+// the times the handover reports.
+const handoverPollInterval = 250 * time.Millisecond
+
+// handover records an upgrade of the operator in a namespace as it happens.
+type handover struct {
+	namespace, csv string
+	cancel         context.CancelFunc
+	done           sync.WaitGroup
+
+	mu sync.Mutex
+	// pods holds every manager pod seen, by name.
+	pods map[string]*observedPod
+	// bindingsSeen holds when each binding OLM made for csv was first seen, by kind/namespace/name.
+	bindingsSeen map[string]time.Time
+}
+
+// observedPod is a manager pod as the handover saw it.
+type observedPod struct {
+	image string
+	// running is when its container was first and last seen running.
+	firstRunning, lastRunning time.Time
+	// lines are its log lines, each prefixed by the kubelet with the time it was written.
+	lines []string
+	// followedRestarts is the restart count of the container whose log is followed, -1 if none.
+	followedRestarts int32
+}
+
+// recordHandover starts recording the manager pods of namespace, their logs, and the
+// bindings OLM makes for the CSV csv, until stop.
+func recordHandover(ctx context.Context, namespace, csv string) *handover {
+	ctx, cancel := context.WithCancel(ctx)
+	h := &handover{namespace: namespace, csv: csv, cancel: cancel, pods: map[string]*observedPod{}, bindingsSeen: map[string]time.Time{}}
+	h.done.Go(func() {
+		ticker := time.NewTicker(handoverPollInterval)
+		defer ticker.Stop()
+		for ctx.Err() == nil {
+			h.lookAtPods(ctx)
+			h.lookAtBindings(ctx)
+			select {
+			case <-ctx.Done():
+			case <-ticker.C:
+			}
+		}
+	})
+	DeferCleanup(h.stop)
+	return h
+}
+
+// stop ends the recording.
+func (h *handover) stop() {
+	h.cancel()
+	h.done.Wait()
+}
+
+// lookAtPods notes the manager pods running now, and follows the log of each container it
+// has not followed yet.
+func (h *handover) lookAtPods(ctx context.Context) {
+	var pods corev1.PodList
+	if err := k8sClient.List(ctx, &pods, client.InNamespace(h.namespace), client.MatchingLabels{"control-plane": "controller-manager"}); err != nil {
+		return
+	}
+	now := time.Now()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, pod := range pods.Items {
+		observed := h.pods[pod.Name]
+		if observed == nil {
+			observed = &observedPod{image: pod.Spec.Containers[0].Image, followedRestarts: -1}
+			h.pods[pod.Name] = observed
+		}
+		if len(pod.Status.ContainerStatuses) == 0 {
+			continue
+		}
+		status := pod.Status.ContainerStatuses[0]
+		if status.State.Running != nil {
+			if observed.firstRunning.IsZero() {
+				observed.firstRunning = now
+			}
+			observed.lastRunning = now
+		}
+		if (status.State.Running != nil || status.State.Terminated != nil) && status.RestartCount != observed.followedRestarts {
+			observed.followedRestarts = status.RestartCount
+			h.done.Go(func() { h.follow(ctx, pod.Name) })
+		}
+	}
+}
+
+// follow reads the log of the current container of pod until it ends, and keeps each line.
+func (h *handover) follow(ctx context.Context, pod string) {
+	stream, err := clientset.CoreV1().Pods(h.namespace).GetLogs(pod, &corev1.PodLogOptions{Follow: true, Timestamps: true}).Stream(ctx)
+	if err != nil {
+		return
+	}
+	defer func() { _ = stream.Close() }()
+	scanner := bufio.NewScanner(stream)
+	scanner.Buffer(make([]byte, 0, 64*1024), 1024*1024)
+	for scanner.Scan() {
+		h.mu.Lock()
+		h.pods[pod].lines = append(h.pods[pod].lines, scanner.Text())
+		h.mu.Unlock()
+	}
+}
+
+// lookAtBindings notes the bindings OLM made for the CSV that exist now.
+func (h *handover) lookAtBindings(ctx context.Context) {
+	ownedByCSV := client.MatchingLabels{"olm.owner": h.csv, "olm.owner.namespace": h.namespace}
+	var roleBindings rbacv1.RoleBindingList
+	var clusterRoleBindings rbacv1.ClusterRoleBindingList
+	if k8sClient.List(ctx, &roleBindings, ownedByCSV) != nil || k8sClient.List(ctx, &clusterRoleBindings, ownedByCSV) != nil {
+		return
+	}
+	now := time.Now()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, binding := range roleBindings.Items {
+		if key := "RoleBinding/" + binding.Namespace + "/" + binding.Name; h.bindingsSeen[key].IsZero() {
+			h.bindingsSeen[key] = now
+		}
+	}
+	for _, binding := range clusterRoleBindings.Items {
+		if key := "ClusterRoleBinding/" + binding.Name; h.bindingsSeen[key].IsZero() {
+			h.bindingsSeen[key] = now
+		}
+	}
+}
+
+// bindingsComplete is when the last of the bindings OLM made for the CSV was first seen,
+// and the bindings, each with the time it was first seen.
+func (h *handover) bindingsComplete() (time.Time, []string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var complete time.Time
+	seen := make([]string, 0, len(h.bindingsSeen))
+	for key, at := range h.bindingsSeen {
+		if at.After(complete) {
+			complete = at
+		}
+		seen = append(seen, fmt.Sprintf("%s at %s", key, at.Format(time.StampMilli)))
+	}
+	sort.Strings(seen)
+	return complete, seen
+}
+
+// overlapped tells whether a pod running oldImage and one running newImage were seen
+// running at the same time.
+func (h *handover) overlapped(oldImage, newImage string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, old := range h.pods {
+		for _, next := range h.pods {
+			if old.image != oldImage || next.image != newImage || old.firstRunning.IsZero() || next.firstRunning.IsZero() {
+				continue
+			}
+			if !next.firstRunning.After(old.lastRunning) && !old.firstRunning.After(next.lastRunning) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// podsSeen describes the manager pods seen: image, and when they were first and last seen running.
+func (h *handover) podsSeen() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	described := make([]string, 0, len(h.pods))
+	for name, pod := range h.pods {
+		described = append(described, fmt.Sprintf("%s (%s) running from %s to %s, %d log lines", name, pod.image,
+			pod.firstRunning.Format(time.StampMilli), pod.lastRunning.Format(time.StampMilli), len(pod.lines)))
+	}
+	sort.Strings(described)
+	return strings.Join(described, "; ")
+}
+
+// denials are the requests the manager pods logged as denied, with the time the kubelet
+// recorded for each line.
+func (h *handover) denials() []denial {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var denials []denial
+	for name, pod := range h.pods {
+		for _, line := range pod.lines {
+			stamp, text, found := strings.Cut(line, " ")
+			if !found || !forbidden.MatchString(text) {
+				continue
+			}
+			d := denial{pod: name, line: text}
+			d.at, _ = time.Parse(time.RFC3339Nano, stamp)
+			if match := deniedRequest.FindStringSubmatch(text); match != nil {
+				d.user, d.verb, d.resource, d.group, d.namespace = match[1], match[2], match[3], match[4], match[5]
+			}
+			denials = append(denials, d)
+		}
+	}
+	sort.Slice(denials, func(i, j int) bool { return denials[i].at.Before(denials[j].at) })
+	return denials
+}
