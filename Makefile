@@ -114,10 +114,13 @@ run: manifests generate fmt vet ## Run the manager on this machine against the c
 # An earlier release (one with a folder under releases/) is built from its own sources: the
 # commit named in releases/VERSION/source-commit, extracted from git into RELEASE_DIR, and the
 # bundle it released, staged there with its images under IMAGE_TAG_BASE. The release in the
-# making, VERSION of this Makefile, is built from this tree and bundle/.
+# making, VERSION of this Makefile, is built from this tree and bundle/. RELEASES_BUILD_DIR
+# belongs to this checkout even when LOCALBIN is shared with another, so that two checkouts
+# can publish at once.
 RELEASES := $(sort $(patsubst releases/%/source-commit,%,$(wildcard releases/*/source-commit)))
+RELEASES_BUILD_DIR := $(CURDIR)/bin/releases
 ifneq ($(filter $(VERSION),$(RELEASES)),)
-RELEASE_DIR = $(LOCALBIN)/releases/$(VERSION)
+RELEASE_DIR = $(RELEASES_BUILD_DIR)/$(VERSION)
 MANAGER_SOURCE = $(RELEASE_DIR)/source
 BUNDLE_CONTEXT = $(RELEASE_DIR)
 else

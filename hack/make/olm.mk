@@ -107,7 +107,7 @@ ifneq ($(RELEASE_DIR),)
 		$(PACKAGE_CATALOG)/channel-stable.yaml > $(CATALOG_BUILD_DIR)/$(PACKAGE)/channel-stable.yaml
 endif
 	@for version in $(CATALOG_RELEASES) $(VERSION); do \
-		dir=$(BUNDLE_DIR); [ "$$version" = "$(VERSION)" ] || dir=$(LOCALBIN)/releases/$$version/bundle; \
+		dir=$(BUNDLE_DIR); [ "$$version" = "$(VERSION)" ] || dir=$(RELEASES_BUILD_DIR)/$$version/bundle; \
 		image=$(IMAGE_TAG_BASE)-bundle:v$$version; \
 		$(if $(filter true,$(USE_IMAGE_DIGESTS)),image=$$($(CRANE) digest --full-ref $$image) || exit 1;) \
 		named=$(LOCALBIN)/catalog-render/$$version; rm -rf $$named; mkdir -p $$named; \
