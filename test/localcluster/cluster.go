@@ -257,12 +257,31 @@ func emptyDir(dir string) error {
 // start starts a process of the cluster, stopped by Stop.
 func (c *Cluster) start(opts ProcessOptions) (*Process, error) {
 	opts.LogDir = c.LogDir
-	p, err := StartProcess(opts)
+	return c.processes.start(opts)
+}
+
+// startRestarting starts a process that the cluster starts again whenever it ends on its
+// own, a second later, as the kubelet does a static pod of the control plane: kube-scheduler
+// and kube-controller-manager end themselves on some errors by design (a scheduler whose
+// cache went inconsistent across an apiserver outage exits), and a cluster without them
+// schedules nothing. Each run appends to the same log, which says how the last one ended.
+func (c *Cluster) startRestarting(opts ProcessOptions) error {
+	p, err := c.start(opts)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	c.processes.add(p)
-	return p, nil
+	go func() {
+		for {
+			<-p.Exited()
+			time.Sleep(time.Second)
+			next, err := c.start(opts)
+			if err != nil {
+				return // the cluster is stopping
+			}
+			p = next
+		}
+	}()
+	return nil
 }
 
 // Stop stops everything the cluster started, last started first, and removes its folder
@@ -275,7 +294,7 @@ func (c *Cluster) Stop() error {
 			c.unwatch()
 		}
 		var errs []error
-		processes := c.processes.all()
+		processes := c.processes.close()
 		// The node's namespace first: that ends its processes and every container at once.
 		if c.Namespace != nil {
 			errs = append(errs, c.progress.Phase("Stopping the node", func() (string, error) {

@@ -319,10 +319,9 @@ func (cp *controlPlane) startControllerManager(c *Cluster) error {
 		"root-ca-file":                     filepath.Join(cp.pki, caCertFile),
 		"service-cluster-ip-range":         serviceCIDR,
 	}
-	_, err = c.start(ProcessOptions{
+	return c.startRestarting(ProcessOptions{
 		Name: "kube-controller-manager", Binary: c.opts.Assets.ControllerManager, Namespace: c.Namespace, Args: flagList(flags),
 	})
-	return err
 }
 
 func (cp *controlPlane) startScheduler(c *Cluster) error {
@@ -330,14 +329,14 @@ func (cp *controlPlane) startScheduler(c *Cluster) error {
 	if err != nil {
 		return err
 	}
-	_, err = c.start(ProcessOptions{Name: "kube-scheduler", Binary: c.opts.Assets.Scheduler, Namespace: c.Namespace, Args: flagList(map[string]string{
-		"kubeconfig":                kubeconfig,
-		"authentication-kubeconfig": kubeconfig,
-		"authorization-kubeconfig":  kubeconfig,
-		"leader-elect":              "false",
-		"secure-port":               "0",
-	})})
-	return err
+	return c.startRestarting(ProcessOptions{Name: "kube-scheduler", Binary: c.opts.Assets.Scheduler, Namespace: c.Namespace,
+		Args: flagList(map[string]string{
+			"kubeconfig":                kubeconfig,
+			"authentication-kubeconfig": kubeconfig,
+			"authorization-kubeconfig":  kubeconfig,
+			"leader-elect":              "false",
+			"secure-port":               "0",
+		})})
 }
 
 // componentKubeconfig writes the kubeconfig of a component that authenticates as user.

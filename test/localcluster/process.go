@@ -220,12 +220,34 @@ func (p *Process) Tail(n int) string { return Tail(p.LogPath, n) }
 type processes struct {
 	mu   sync.Mutex
 	list []*Process
+	// closed is set once the cluster stops: no process starts after that.
+	closed bool
 }
 
-func (ps *processes) add(p *Process) {
+// errStopping refuses a process to a cluster that is stopping.
+var errStopping = errors.New("the cluster is stopping")
+
+// start starts a process and adds it to the list, unless the list is closed.
+func (ps *processes) start(opts ProcessOptions) (*Process, error) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
+	if ps.closed {
+		return nil, fmt.Errorf("starting %s: %w", opts.Name, errStopping)
+	}
+	p, err := StartProcess(opts)
+	if err != nil {
+		return nil, err
+	}
 	ps.list = append(ps.list, p)
+	return p, nil
+}
+
+// close lets no process start any more, and returns every process started.
+func (ps *processes) close() []*Process {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	ps.closed = true
+	return append([]*Process(nil), ps.list...)
 }
 
 func (ps *processes) all() []*Process {
