@@ -225,11 +225,8 @@ func (h *handover) denials() []denial {
 			if !found || !forbidden.MatchString(text) {
 				continue
 			}
-			d := denial{pod: name, line: text}
+			d := newDenial(name, text)
 			d.at, _ = time.Parse(time.RFC3339Nano, stamp)
-			if match := deniedRequest.FindStringSubmatch(text); match != nil {
-				d.user, d.verb, d.resource, d.group, d.namespace = match[1], match[2], match[3], match[4], match[5]
-			}
 			denials = append(denials, d)
 		}
 	}

@@ -195,10 +195,7 @@ func deniedRequests(ctx context.Context, namespace string) []denial {
 				if !forbidden.MatchString(line) {
 					continue
 				}
-				d := denial{pod: pod.Name, line: line}
-				if match := deniedRequest.FindStringSubmatch(line); match != nil {
-					d.user, d.verb, d.resource, d.group, d.namespace = match[1], match[2], match[3], match[4], match[5]
-				}
+				d := newDenial(pod.Name, line)
 				var entry struct {
 					TS string `json:"ts"`
 				}
@@ -210,6 +207,16 @@ func deniedRequests(ctx context.Context, namespace string) []denial {
 		}
 	}
 	return denials
+}
+
+// newDenial is the denial a log line of pod tells of: who was denied what, where, when
+// the line names it.
+func newDenial(pod, line string) denial {
+	d := denial{pod: pod, line: line}
+	if match := deniedRequest.FindStringSubmatch(line); match != nil {
+		d.user, d.verb, d.resource, d.group, d.namespace = match[1], match[2], match[3], match[4], match[5]
+	}
+	return d
 }
 
 // forbidden matches any line of the manager's log that tells of a denial.

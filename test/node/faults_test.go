@@ -199,13 +199,23 @@ func scaleOperator(ctx context.Context, replicas int32) {
 	patch := client.MergeFrom(deployment.DeepCopy())
 	deployment.Spec.Replicas = ptr.To(replicas)
 	Expect(k8sClient.Patch(ctx, deployment, patch)).To(Succeed())
+	expectOperatorRolledOut(ctx, fmt.Sprintf("with %d replicas", replicas))
+}
+
+// expectOperatorRolledOut waits until the operator's Deployment has rolled its latest
+// change out: every replica updated and available, no old one left.
+func expectOperatorRolledOut(ctx context.Context, what string) {
+	GinkgoHelper()
+	deployment := &appsv1.Deployment{}
+	key := client.ObjectKey{Namespace: harness.OperatorNamespace, Name: harness.OperatorDeployment}
 	Eventually(func(g Gomega) {
 		g.Expect(k8sClient.Get(ctx, key, deployment)).To(Succeed())
 		g.Expect(deployment.Status.ObservedGeneration).To(Equal(deployment.Generation))
-		g.Expect(deployment.Status.AvailableReplicas).To(Equal(replicas))
-		g.Expect(deployment.Status.Replicas).To(Equal(replicas))
+		g.Expect(deployment.Status.UpdatedReplicas).To(Equal(*deployment.Spec.Replicas))
+		g.Expect(deployment.Status.AvailableReplicas).To(Equal(*deployment.Spec.Replicas))
+		g.Expect(deployment.Status.Replicas).To(Equal(*deployment.Spec.Replicas))
 	}).WithContext(ctx).Should(Succeed(), func() string {
-		return fmt.Sprintf("%d available replicas of the operator; its pods: %s", replicas,
+		return fmt.Sprintf("the operator rolled out %s; its pods: %s", what,
 			cluster.DescribePods(ctx, harness.OperatorNamespace, "control-plane=controller-manager"))
 	})
 }

@@ -114,15 +114,6 @@ func setOperatorMemory(ctx context.Context, limit resource.Quantity) resource.Qu
 		resources.Requests[corev1.ResourceMemory] = limit
 	}
 	Expect(k8sClient.Patch(ctx, deployment, patch)).To(Succeed())
-	Eventually(func(g Gomega) {
-		g.Expect(k8sClient.Get(ctx, key, deployment)).To(Succeed())
-		g.Expect(deployment.Status.ObservedGeneration).To(Equal(deployment.Generation))
-		g.Expect(deployment.Status.UpdatedReplicas).To(Equal(*deployment.Spec.Replicas))
-		g.Expect(deployment.Status.AvailableReplicas).To(Equal(*deployment.Spec.Replicas))
-		g.Expect(deployment.Status.Replicas).To(Equal(*deployment.Spec.Replicas))
-	}).WithContext(ctx).Should(Succeed(), func() string {
-		return fmt.Sprintf("the operator rolled out with a memory limit of %s; its pods: %s", limit.String(),
-			cluster.DescribePods(ctx, harness.OperatorNamespace, "control-plane=controller-manager"))
-	})
+	expectOperatorRolledOut(ctx, "with a memory limit of "+limit.String())
 	return previous
 }
