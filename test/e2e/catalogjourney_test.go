@@ -130,13 +130,14 @@ func catalogJourney() {
 		expectNoForbidden(ctx, operatorNamespace)
 	}, SpecTimeout(10*time.Minute))
 
-	It("upgrades to 0.3.0 while the friends of 500 Foos churn: the two releases' managers overlap, "+
+	It("upgrades to 0.3.0 while the friends of its Foos churn: the two releases' managers overlap, "+
 		"neither is denied a request once OLM's bindings for 0.3.0 exist, and every Foo is right within 90s", func(ctx context.Context) {
 		const previous, version = "0.2.0", "0.3.0"
 		createNamespaces(ctx, newNamespace(upgradeChurnNamespace, nil))
-		By(fmt.Sprintf("creating %d Foos looking for %d friend pods, half of them running", upgradeChurnFoos, upgradeChurnFriends))
+		foos, friends := suite.WorldSizes("E2E_CHURN_FOOS", "E2E_CHURN_FRIENDS")
+		By(fmt.Sprintf("creating %d Foos looking for %d friend pods, half of them running", foos, friends))
 		world := suite.NewFriendWorld(ctx, suite.FriendWorldOptions{
-			Client: k8sClient, Namespace: upgradeChurnNamespace, Foos: upgradeChurnFoos, Friends: upgradeChurnFriends,
+			Client: k8sClient, Namespace: upgradeChurnNamespace, Foos: foos, Friends: friends,
 			PauseImage: cluster.Image("pause"), BusyboxImage: cluster.Image("busybox"),
 			OperatorRestarts: func(ctx context.Context) int32 { return managerRestarts(ctx, operatorNamespace) },
 			ChurnInterval:    upgradeChurnInterval,
@@ -288,14 +289,13 @@ func catalogJourney() {
 	}, SpecTimeout(10*time.Minute))
 }
 
-// The upgrade under churn's world: as many Foos and friends as the node's fault suite has,
-// churned at a pace the node keeps up with while it also starts OLM's pods (the catalog's
-// at each poll, the bundle's unpack Job, the new manager): at the node suite's 4 to 6
-// changes a second, the kubelet fell minutes behind, and the upgrade with it.
+// The upgrade under churn's world: as many Foos and friends as the node's fault suite has
+// (E2E_CHURN_FOOS and E2E_CHURN_FRIENDS, the full world's unless set), churned at a pace the
+// node keeps up with while it also starts OLM's pods (the catalog's at each poll, the
+// bundle's unpack Job, the new manager): at the node suite's 4 to 6 changes a second, the
+// kubelet fell minutes behind, and the upgrade with it.
 const (
 	upgradeChurnNamespace = "upgrade-churn"
-	upgradeChurnFoos      = 500
-	upgradeChurnFriends   = 100
 	upgradeChurnInterval  = time.Second
 )
 

@@ -21,8 +21,6 @@ package node
 import (
 	"context"
 	"fmt"
-	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -34,16 +32,9 @@ import (
 )
 
 // faultSizes are the numbers of Foos and of the friend pod names they share:
-// NODE_FAULTS_FOOS and NODE_FAULTS_FRIENDS, 500 and 100 unless set.
+// NODE_FAULTS_FOOS and NODE_FAULTS_FRIENDS, the full world's unless set.
 func faultSizes() (foos, friends int) {
-	size := func(variable string, otherwise int) int {
-		value, err := strconv.Atoi(os.Getenv(variable))
-		if err != nil || value <= 0 {
-			return otherwise
-		}
-		return value
-	}
-	return size("NODE_FAULTS_FOOS", 500), size("NODE_FAULTS_FRIENDS", 100)
+	return suite.WorldSizes("NODE_FAULTS_FOOS", "NODE_FAULTS_FRIENDS")
 }
 
 // newFriendWorld makes the world the fault specs break things under, in a namespace of its

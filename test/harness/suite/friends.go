@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -48,6 +49,26 @@ const (
 	// churnAround is how long the churn runs before a fault and after it.
 	churnAround = 5 * time.Second
 )
+
+// The full size of a world, as the reliability issue set it: 500 Foos naming 100 friend pods.
+// CI runs smaller worlds (the same five Foos per friend), to keep its time.
+const (
+	FullWorldFoos    = 500
+	FullWorldFriends = 100
+)
+
+// WorldSizes returns the numbers of Foos and of friends that the environment variables
+// foosVariable and friendsVariable set, FullWorldFoos and FullWorldFriends for either unset.
+func WorldSizes(foosVariable, friendsVariable string) (foos, friends int) {
+	size := func(variable string, otherwise int) int {
+		value, err := strconv.Atoi(os.Getenv(variable))
+		if err != nil || value <= 0 {
+			return otherwise
+		}
+		return value
+	}
+	return size(foosVariable, FullWorldFoos), size(friendsVariable, FullWorldFriends)
+}
 
 // FriendWorld is a namespace of Foos whose friends are pods of the node.
 type FriendWorld struct {
