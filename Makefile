@@ -24,8 +24,13 @@ CONTAINER_TOOL ?= docker
 # PLATFORMS are the platforms imagebuilder builds the manager image for, as one index.
 PLATFORMS ?= linux/amd64,linux/arm64
 
+# CHECKOUT_BIN holds what this checkout makes for itself (staged releases, built images,
+# rendered catalogs, the deploy overlay): its own bin/, even when LOCALBIN names the tools of
+# another checkout, so that two checkouts sharing those tools never write the same file.
+CHECKOUT_BIN := $(CURDIR)/bin
+
 # IMAGE_STORE is where imagebuilder keeps the images it built until they are pushed.
-IMAGE_STORE ?= $(LOCALBIN)/images
+IMAGE_STORE ?= $(CHECKOUT_BIN)/images
 
 # KUBECTL talks to the cluster for install, deploy and their inverses.
 KUBECTL ?= kubectl
@@ -114,11 +119,9 @@ run: manifests generate fmt vet ## Run the manager on this machine against the c
 # An earlier release (one with a folder under releases/) is built from its own sources: the
 # commit named in releases/VERSION/source-commit, extracted from git into RELEASE_DIR, and the
 # bundle it released, staged there with its images under IMAGE_TAG_BASE. The release in the
-# making, VERSION of this Makefile, is built from this tree and bundle/. RELEASES_BUILD_DIR
-# belongs to this checkout even when LOCALBIN is shared with another, so that two checkouts
-# can publish at once.
+# making, VERSION of this Makefile, is built from this tree and bundle/.
 RELEASES := $(sort $(patsubst releases/%/source-commit,%,$(wildcard releases/*/source-commit)))
-RELEASES_BUILD_DIR := $(CURDIR)/bin/releases
+RELEASES_BUILD_DIR := $(CHECKOUT_BIN)/releases
 ifneq ($(filter $(VERSION),$(RELEASES)),)
 RELEASE_DIR = $(RELEASES_BUILD_DIR)/$(VERSION)
 MANAGER_SOURCE = $(RELEASE_DIR)/source
@@ -187,7 +190,7 @@ uninstall: manifests kustomize ## Remove the CRD (and every Foo) from the cluste
 
 # deploy renders config/default through an overlay of its own under bin/, which sets the
 # manager's image to IMG: deploying never edits a tracked file.
-DEPLOY_OVERLAY = $(LOCALBIN)/deploy
+DEPLOY_OVERLAY = $(CHECKOUT_BIN)/deploy
 
 .PHONY: deploy
 deploy: manifests kustomize ## Deploy the operator with image IMG into the cluster of the current kubeconfig.

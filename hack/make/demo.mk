@@ -10,7 +10,7 @@ DEMO_DIR ?= $(CURDIR)/.demo
 # modules at the control plane's version.
 DEMO_KUBECTL ?= $(or $(shell command -v kubectl 2>/dev/null),$(KUBECTL_LOCAL))
 
-DEMO = $(LOCALBIN)/demo --dir "$(DEMO_DIR)" --kubectl "$(DEMO_KUBECTL)"
+DEMO = $(CHECKOUT_BIN)/demo --dir "$(DEMO_DIR)" --kubectl "$(DEMO_KUBECTL)"
 
 .PHONY: demo
 demo: build envtest demo-program demo-kubectl ## Show the operator at work on a local kube-apiserver and etcd, then stop everything.
@@ -40,7 +40,7 @@ cluster-down: demo-program ## Stop what `make cluster` started.
 
 .PHONY: demo-program
 demo-program:
-	@go build -o $(LOCALBIN)/demo ./hack/demo
+	@go build -o $(CHECKOUT_BIN)/demo ./hack/demo
 
 .PHONY: demo-kubectl
 demo-kubectl:

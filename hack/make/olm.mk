@@ -110,7 +110,7 @@ endif
 		dir=$(BUNDLE_DIR); [ "$$version" = "$(VERSION)" ] || dir=$(RELEASES_BUILD_DIR)/$$version/bundle; \
 		image=$(IMAGE_TAG_BASE)-bundle:v$$version; \
 		$(if $(filter true,$(USE_IMAGE_DIGESTS)),image=$$($(CRANE) digest --full-ref $$image) || exit 1;) \
-		named=$(LOCALBIN)/catalog-render/$$version; rm -rf $$named; mkdir -p $$named; \
+		named=$(CHECKOUT_BIN)/catalog-render/$$version; rm -rf $$named; mkdir -p $$named; \
 		$(OPM) render $$dir --output yaml | sed -e "s|^image: \"\"$$|image: $$image|" > $$named/bundle.yaml || exit 1; \
 		$(OPM) render $$named --migrate-level=bundle-object-to-csv-metadata --output yaml \
 			> $(CATALOG_BUILD_DIR)/$(PACKAGE)/$(PACKAGE).v$$version.yaml || exit 1; \

@@ -17,6 +17,13 @@ test: manifests generate fmt vet envtest kustomize kubectl opm operator-sdk stag
 test-reliability: manifests generate fmt vet envtest kustomize ## Run the long tests that kill managers and stop the apiserver under load (a few minutes).
 	$(TEST_ENV) go test ./test/reliability/... -timeout 20m -v -ginkgo.no-color
 
+# suite-tools builds every tool and image the cluster suites (test-node, test-node-faults,
+# test-e2e) and `make cluster` share. Built first, those suites can then run side by side,
+# each in a checkout of its own with LOCALBIN naming this one's bin/: none of them then
+# writes a file another reads (what a checkout makes for itself is under its CHECKOUT_BIN).
+.PHONY: suite-tools
+suite-tools: node olm-images operator-sdk opm kustomize kubectl helm imagebuilder crane stage-bundle controller-gen registry ## Build what the cluster suites share, so that they can run side by side.
+
 # E2E_DIR holds the OLM suite's local cluster (its logs/ keeps the log of every process).
 E2E_DIR ?= $(LOCALBIN)/e2e
 E2E_TEST = $(LOCALBIN)/e2e.test
