@@ -18,11 +18,11 @@ BENCH_ARGS ?=
 
 .PHONY: bench
 bench: build envtest ## Benchmark the controller against the naive design and the apiserver floor (sizes P, F, E; RUNS, BURST).
-	go build -o $(LOCALBIN)/bench-naive ./test/benchmark/naive
-	go build -o $(LOCALBIN)/bench-floor ./test/benchmark/floor
+	go build -o $(CHECKOUT_BIN)/bench-naive ./test/benchmark/naive
+	go build -o $(CHECKOUT_BIN)/bench-floor ./test/benchmark/floor
 	$(NODE_ENV) KUSTOMIZE="$(KUSTOMIZE)" go run ./test/benchmark --pods=$(P) --foos=$(F) --events=$(E) \
 		--runs=$(RUNS) --burst=$(BURST) \
-		--manager=$(LOCALBIN)/manager --naive=$(LOCALBIN)/bench-naive --floor=$(LOCALBIN)/bench-floor \
+		--manager=$(CHECKOUT_BIN)/manager --naive=$(CHECKOUT_BIN)/bench-naive --floor=$(CHECKOUT_BIN)/bench-floor \
 		--results=$(BENCH_RESULTS) $(BENCH_ARGS)
 
 # bench-in-cluster runs ours as the operator's pod (config/default, the manager image built

@@ -14,7 +14,7 @@ DEMO = $(CHECKOUT_BIN)/demo --dir "$(DEMO_DIR)" --kubectl "$(DEMO_KUBECTL)"
 
 .PHONY: demo
 demo: build envtest demo-program demo-kubectl ## Show the operator at work on a local kube-apiserver and etcd, then stop everything.
-	@KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(DEMO) --manager "$(LOCALBIN)/manager"
+	@KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(DEMO) --manager "$(CHECKOUT_BIN)/manager"
 
 .PHONY: demo-node
 demo-node: node imagebuilder kustomize controller-gen demo-program demo-kubectl ## Play the same story on a local cluster with a real node, the operator deployed as a pod (as root).
