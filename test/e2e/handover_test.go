@@ -28,9 +28,13 @@ import (
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	tutorialv1 "github.com/example/foo-operator/api/v1"
 )
 
 // What an upgrade looks like from the operator's side while OLM hands one release over to
@@ -53,6 +57,18 @@ type handover struct {
 	pods map[string]*observedPod
 	// bindingsSeen holds when each binding OLM made for csv was first seen, by kind/namespace/name.
 	bindingsSeen map[string]time.Time
+	// requests are what the manager asks the apiserver for while it reconciles the watched
+	// namespace; authorized holds, at each look, whether the apiserver's authorizer allows
+	// them all to the operator's ServiceAccount. A binding takes effect only once the
+	// authorizer's own cache has it, a moment after it exists.
+	requests   []authorizationv1.ResourceAttributes
+	authorized []authorizedAt
+}
+
+// authorizedAt is whether the manager's requests were all allowed, and when that was asked.
+type authorizedAt struct {
+	at      time.Time
+	allowed bool
 }
 
 // observedPod is a manager pod as the handover saw it.
@@ -66,17 +82,26 @@ type observedPod struct {
 	followedRestarts int32
 }
 
-// recordHandover starts recording the manager pods of namespace, their logs, and the
-// bindings OLM makes for the CSV csv, until stop.
-func recordHandover(ctx context.Context, namespace, csv string) *handover {
+// recordHandover starts recording the manager pods of namespace, their logs, the bindings
+// OLM makes for the CSV csv, and whether the apiserver authorizes the operator's
+// ServiceAccount to reconcile the Foos of watchedNamespace, until stop.
+func recordHandover(ctx context.Context, namespace, csv, watchedNamespace string) *handover {
 	ctx, cancel := context.WithCancel(ctx)
-	h := &handover{namespace: namespace, csv: csv, cancel: cancel, pods: map[string]*observedPod{}, bindingsSeen: map[string]time.Time{}}
+	h := &handover{namespace: namespace, csv: csv, cancel: cancel, pods: map[string]*observedPod{}, bindingsSeen: map[string]time.Time{},
+		requests: []authorizationv1.ResourceAttributes{
+			{Namespace: watchedNamespace, Verb: "patch", Group: tutorialv1.GroupVersion.Group, Resource: "foos", Subresource: "status"},
+			{Namespace: watchedNamespace, Verb: "create", Resource: "events"},
+			{Verb: "list", Resource: "pods"},
+			{Verb: "watch", Resource: "pods"},
+			{Verb: "list", Group: tutorialv1.GroupVersion.Group, Resource: "foos"},
+		}}
 	h.done.Go(func() {
 		ticker := time.NewTicker(handoverPollInterval)
 		defer ticker.Stop()
 		for ctx.Err() == nil {
 			h.lookAtPods(ctx)
 			h.lookAtBindings(ctx)
+			h.lookAtAuthorization(ctx)
 			select {
 			case <-ctx.Done():
 			case <-ticker.C:
@@ -163,6 +188,45 @@ func (h *handover) lookAtBindings(ctx context.Context) {
 			h.bindingsSeen[key] = now
 		}
 	}
+}
+
+// lookAtAuthorization notes whether the apiserver allows the operator's ServiceAccount every
+// request the manager makes, now.
+func (h *handover) lookAtAuthorization(ctx context.Context) {
+	user := "system:serviceaccount:" + h.namespace + ":" + operatorServiceAccount
+	allowed := true
+	for _, request := range h.requests {
+		review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+			User: user, Groups: serviceAccountGroups(user), ResourceAttributes: &request,
+		}}
+		review, err := clientset.AuthorizationV1().SubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+		if err != nil {
+			return // not known at this look
+		}
+		allowed = allowed && review.Status.Allowed
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.authorized = append(h.authorized, authorizedAt{at: time.Now(), allowed: allowed})
+}
+
+// authorizedFrom is when, at or after since, the apiserver began to allow the operator's
+// ServiceAccount every request the manager makes, and kept allowing them until the end of
+// the recording; false if it never did.
+func (h *handover) authorizedFrom(since time.Time) (time.Time, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var from time.Time
+	for _, look := range h.authorized {
+		switch {
+		case look.at.Before(since):
+		case !look.allowed:
+			from = time.Time{}
+		case from.IsZero():
+			from = look.at
+		}
+	}
+	return from, !from.IsZero()
 }
 
 // bindingsComplete is when the last of the bindings OLM made for the CSV was first seen,
