@@ -22,7 +22,7 @@ test-reliability: manifests generate fmt vet envtest kustomize ## Run the long t
 # each in a checkout of its own with LOCALBIN naming this one's bin/: none of them then
 # writes a file another reads (what a checkout makes for itself is under its CHECKOUT_BIN).
 .PHONY: suite-tools
-suite-tools: node olm-images operator-sdk opm kustomize kubectl helm imagebuilder crane stage-bundle controller-gen registry ## Build what the cluster suites share, so that they can run side by side.
+suite-tools: node olm-images operator-sdk opm kustomize kubectl helm imagebuilder crane stage-bundle controller-gen ## Build what the cluster suites share, so that they can run side by side.
 
 # E2E_DIR holds the OLM suite's local cluster (its logs/ keeps the log of every process).
 E2E_DIR ?= $(LOCALBIN)/e2e
@@ -46,7 +46,7 @@ E2E_CHURN_FRIENDS ?=
 # of their own (operator-sdk writes there); GOCACHE and GOMODCACHE keep `make deploy`'s Go
 # builds on this machine's caches, since there is no route out.
 .PHONY: test-e2e
-test-e2e: $(if $(E2E_REUSE_IMAGES),,test-images-build) node olm-images operator-sdk opm kustomize kubectl helm imagebuilder crane stage-bundle controller-gen ## Install, upgrade and uninstall the operator with OLM running on a local cluster's node: run bundle, catalog, make deploy, scorecard, OLM v1 (as root).
+test-e2e: $(if $(E2E_REUSE_IMAGES),,test-images-build) suite-tools ## Install, upgrade and uninstall the operator with OLM running on a local cluster's node: run bundle, catalog, make deploy, scorecard, OLM v1 (as root).
 	go vet -tags e2e ./test/e2e/...
 	go test -c -tags e2e -o $(E2E_TEST) ./test/e2e
 	cd test/e2e && $(NODE_ENV) $(OLM_ENV) OPERATOR_SDK="$(OPERATOR_SDK)" OPM="$(OPM)" IMAGEBUILDER="$(IMAGEBUILDER)" CRANE="$(CRANE)" LOCALBIN="$(LOCALBIN)" \
