@@ -31,7 +31,6 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
@@ -196,14 +195,11 @@ func (h *handover) lookAtAuthorization(ctx context.Context) {
 	user := "system:serviceaccount:" + h.namespace + ":" + operatorServiceAccount
 	allowed := true
 	for _, request := range h.requests {
-		review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-			User: user, Groups: serviceAccountGroups(user), ResourceAttributes: &request,
-		}}
-		review, err := clientset.AuthorizationV1().SubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+		allowedThis, err := serviceAccountAllowed(ctx, user, request)
 		if err != nil {
 			return // not known at this look
 		}
-		allowed = allowed && review.Status.Allowed
+		allowed = allowed && allowedThis
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -227,12 +227,19 @@ func (d denial) allowedNow(ctx context.Context) bool {
 	if d.user == "" {
 		return false
 	}
+	allowed, err := serviceAccountAllowed(ctx, d.user,
+		authorizationv1.ResourceAttributes{Namespace: d.namespace, Verb: d.verb, Group: d.group, Resource: d.resource})
+	return err == nil && allowed
+}
+
+// serviceAccountAllowed asks the apiserver (a SubjectAccessReview) whether the ServiceAccount
+// user may make request.
+func serviceAccountAllowed(ctx context.Context, user string, request authorizationv1.ResourceAttributes) (bool, error) {
 	review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-		User: d.user, Groups: serviceAccountGroups(d.user),
-		ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: d.namespace, Verb: d.verb, Group: d.group, Resource: d.resource},
+		User: user, Groups: serviceAccountGroups(user), ResourceAttributes: &request,
 	}}
 	review, err := clientset.AuthorizationV1().SubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
-	return err == nil && review.Status.Allowed
+	return err == nil && review.Status.Allowed, err
 }
 
 // serviceAccountGroups are the groups a ServiceAccount's token authenticates with.
