@@ -281,13 +281,9 @@ func (h *handover) denials() []denial {
 	var denials []denial
 	for name, pod := range h.pods {
 		for _, line := range pod.lines {
-			stamp, text, found := strings.Cut(line, " ")
-			if !found || !forbidden.MatchString(text) {
-				continue
+			if d, ok := deniedLine(name, line); ok {
+				denials = append(denials, d)
 			}
-			d := newDenial(name, text)
-			d.at, _ = time.Parse(time.RFC3339Nano, stamp)
-			denials = append(denials, d)
 		}
 	}
 	sort.Slice(denials, func(i, j int) bool { return denials[i].at.Before(denials[j].at) })

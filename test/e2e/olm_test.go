@@ -20,7 +20,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -159,8 +158,9 @@ func expectManagerRunning(ctx context.Context, namespace, image string) *corev1.
 	return pod
 }
 
-// deniedRequest matches how a denied request shows in the manager's log (a JSON line, so
-// the quotes are escaped): who was denied what, where.
+// deniedRequest matches how a denied request shows in the manager's log (its quotes escaped
+// in the manager's JSON lines, not in the event broadcaster's klog lines): who was denied
+// what, where.
 var deniedRequest = regexp.MustCompile(`User \\?"([^"\\]+)\\?" cannot (\w+) resource \\?"([^"\\]+)\\?" ` +
 	`in API group \\?"([^"\\]*)\\?" (?:in the namespace \\?"([^"\\]+)\\?"|at the cluster scope)`)
 
@@ -187,26 +187,32 @@ func deniedRequests(ctx context.Context, namespace string) []denial {
 	var denials []denial
 	for _, pod := range pods.Items {
 		for _, previous := range []bool{false, true} {
-			logs, err := clientset.CoreV1().Pods(namespace).GetLogs(pod.Name, &corev1.PodLogOptions{Previous: previous}).DoRaw(ctx)
+			logs, err := clientset.CoreV1().Pods(namespace).GetLogs(pod.Name,
+				&corev1.PodLogOptions{Previous: previous, Timestamps: true}).DoRaw(ctx)
 			if err != nil {
 				continue
 			}
 			for _, line := range strings.Split(string(logs), "\n") {
-				if !forbidden.MatchString(line) {
-					continue
+				if d, ok := deniedLine(pod.Name, line); ok {
+					denials = append(denials, d)
 				}
-				d := newDenial(pod.Name, line)
-				var entry struct {
-					TS string `json:"ts"`
-				}
-				if json.Unmarshal([]byte(line), &entry) == nil {
-					d.at, _ = time.Parse(time.RFC3339, entry.TS)
-				}
-				denials = append(denials, d)
 			}
 		}
 	}
 	return denials
+}
+
+// deniedLine tells whether a line of pod's log, read with the kubelet's timestamps, tells of
+// a denial, and which. The time is the kubelet's, not the line's own: client-go's event
+// broadcaster logs in klog's text format, which has no year, and the manager in JSON.
+func deniedLine(pod, line string) (denial, bool) {
+	stamp, text, found := strings.Cut(line, " ")
+	if !found || !forbidden.MatchString(text) {
+		return denial{}, false
+	}
+	d := newDenial(pod, text)
+	d.at, _ = time.Parse(time.RFC3339Nano, stamp)
+	return d, true
 }
 
 // newDenial is the denial a log line of pod tells of: who was denied what, where, when
