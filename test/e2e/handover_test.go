@@ -199,7 +199,10 @@ func (h *handover) lookAtAuthorization(ctx context.Context) {
 		if err != nil {
 			return // not known at this look
 		}
-		allowed = allowed && allowedThis
+		if !allowedThis {
+			allowed = false
+			break // one denied request is the answer; the others need not be asked
+		}
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()

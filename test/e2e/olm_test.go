@@ -215,8 +215,8 @@ func deniedLine(pod, line string) (denial, bool) {
 	return d, true
 }
 
-// newDenial is the denial a log line of pod tells of: who was denied what, where, when
-// the line names it.
+// newDenial is the denial a log line of pod tells of: who was denied what, where (its time
+// is the caller's: deniedLine takes it from the kubelet's timestamp).
 func newDenial(pod, line string) denial {
 	d := denial{pod: pod, line: line}
 	if match := deniedRequest.FindStringSubmatch(line); match != nil {
