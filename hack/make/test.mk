@@ -14,7 +14,7 @@ test: manifests generate fmt vet envtest kustomize kubectl opm operator-sdk stag
 	$(TEST_ENV) go test $$(go list ./... | grep -v /test/reliability) -coverprofile cover.out
 
 .PHONY: test-reliability
-test-reliability: manifests generate fmt vet envtest kustomize ## Run the long tests that kill managers and stop the apiserver under load (a few minutes).
+test-reliability: manifests generate fmt vet envtest kustomize ## Run the long tests that end managers and fight them over their Foos under load (a minute or two).
 	$(TEST_ENV) go test ./test/reliability/... -timeout 20m -v -ginkgo.no-color
 
 # suite-tools builds every tool and image the cluster suites (test-node, test-node-faults,

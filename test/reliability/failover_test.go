@@ -55,8 +55,12 @@ func terminationGracePeriod() time.Duration {
 	return time.Duration(*deployment.Spec.Template.Spec.TerminationGracePeriodSeconds) * time.Second
 }
 
+// A leader that dies without a word (SIGKILL, a partition, an apiserver outage) is the
+// node fault suite's (test/node, `make test-node-faults`): there the kubelet restarts the
+// container with its own back-off. Here, what needs a process's exit code and exact timings:
+// the planned handover and the graceful shutdown.
 var _ = Describe("Leader election", func() {
-	It("fails over to the standby when the leader is killed under churn, and hands over on SIGTERM", func(ctx context.Context) {
+	It("hands the lease to the standby within 2s when the leader ends on SIGTERM, all statuses right after", func(ctx context.Context) {
 		namespace, friends := populate(ctx)
 
 		By("starting a leader and a standby")
@@ -66,44 +70,31 @@ var _ = Describe("Leader election", func() {
 		Eventually(isCandidate(second)).Should(BeTrue())
 		report("Initial convergence of 1000 Foos", expectAllStatusesRight(ctx, namespace).Round(time.Millisecond).String())
 
-		By("killing the leader with SIGKILL while pods come and go")
+		By("ending the leader with SIGTERM while pods come and go")
 		churning := startChurn(ctx, namespace, friends)
-		time.Sleep(3 * time.Second) // let the churn build up work in flight before the kill
-		killed := time.Now()
-		first.Kill()
-		Eventually(isLeader(second)).WithPolling(50 * time.Millisecond).Should(BeTrue())
-		takeover := time.Since(killed)
-		report("Takeover after SIGKILL of the leader", takeover.Round(time.Millisecond).String())
-		// The standby may take the lease once leaseDuration has passed since it last saw the
-		// leader renew, and notices that at its next retry.
-		Expect(takeover).To(BeNumerically("<=", leaseDuration+3*retryPeriod+2*time.Second),
-			"the standby must take over within the lease duration")
-
-		time.Sleep(3 * time.Second) // churn on under the new leader
-		report("Pod creations and deletions during the failover", churning.Stop())
-		report("Convergence after the churn stopped", expectAllStatusesRight(ctx, namespace).Round(time.Millisecond).String())
-
-		By("handing over to a new standby with SIGTERM")
-		third := environment.StartOperator(ctx, "third", shortLeaseArgs...)
-		Eventually(isCandidate(third)).Should(BeTrue())
+		time.Sleep(2 * time.Second) // be busy reconciling when the signal comes
 		terminated := time.Now()
-		Expect(second.Signal(syscall.SIGTERM)).To(Succeed())
-		Eventually(isLeader(third)).WithPolling(20 * time.Millisecond).Should(BeTrue())
+		Expect(first.Signal(syscall.SIGTERM)).To(Succeed())
+		Eventually(isLeader(second)).WithPolling(20 * time.Millisecond).Should(BeTrue())
 		handover := time.Since(terminated)
 		report("Handover after SIGTERM of the leader", handover.Round(time.Millisecond).String())
+		// The leader releases the lease as it ends, and the standby notices at its next
+		// retry, within 1 to 2.2 retry periods (client-go's jitter).
 		Expect(handover).To(BeNumerically("<=", 2*time.Second+500*time.Millisecond),
 			"a leader that releases its lease on SIGTERM must be replaced within 2s")
-		Eventually(second.Exited()).Should(BeClosed())
-		Expect(second.ExitCode()).To(Equal(0))
+		Eventually(first.Exited()).Should(BeClosed())
+		Expect(first.ExitCode()).To(Equal(0))
 
 		By("keeping every status right under the new leader")
+		time.Sleep(2 * time.Second) // churn on under the new leader
+		report("Pod creations and deletions during the handover", churning.Stop())
 		// The churn may have left friends[0] either way: flip it, so the new leader has work.
 		err := environment.ControlPlane.Client.Delete(ctx, harness.NewPod(namespace, friends[0]))
 		if apierrors.IsNotFound(err) {
 			err = environment.ControlPlane.Client.Create(ctx, harness.NewPod(namespace, friends[0]))
 		}
 		Expect(err).NotTo(HaveOccurred())
-		expectAllStatusesRight(ctx, namespace)
+		report("Convergence after the churn stopped", expectAllStatusesRight(ctx, namespace).Round(time.Millisecond).String())
 	})
 
 	It("ends within the pod's termination grace period on SIGTERM and releases the lease", func(ctx context.Context) {

@@ -37,9 +37,10 @@ import (
 	"github.com/example/foo-operator/test/localcluster"
 )
 
-// This suite breaks things under the operator while it works: it kills and stops manager
-// processes, stops the apiserver, and fights the operator over the same Foos, then checks
-// that every Foo's status ends right. It runs the built manager binary with the operator
+// This suite breaks things under the operator while it works: it ends manager processes
+// and fights the operator over the same Foos, then checks that every Foo's status ends
+// right. The faults a node brings (killed containers, partitions, apiserver outages under
+// the kubelet's back-off) are the node fault suite's, test/node. It runs the built manager binary with the operator
 // ServiceAccount's token, as config/default installs it. It takes a few minutes, so it runs
 // in `make test-reliability`, not in `make test`.
 
