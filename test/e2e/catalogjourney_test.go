@@ -307,24 +307,16 @@ const (
 	upgradeChurnInterval  = time.Second
 )
 
-// catalogPollInterval replaces the README's poll interval of the CatalogSource: each poll
-// starts a registry pod that pulls the catalog image, and a test that waits for three
-// published releases would otherwise spend most of its time waiting for the next poll.
-const catalogPollInterval = "15s"
-
 // readmeInstallYAML writes the README's installation YAML (CatalogSource, Namespace,
-// OperatorGroup, Subscription) into a file, with its catalog image replaced by image and its
-// poll interval by catalogPollInterval, and returns the file's path: the suite installs the
-// way the README tells users to.
+// OperatorGroup, Subscription) into a file, with its catalog image replaced by image, and
+// returns the file's path: the suite installs the way the README tells users to, polling the
+// catalog as often as the README's CatalogSource does.
 func readmeInstallYAML(image string) string {
 	GinkgoHelper()
 	block := readmeYAML("CatalogSource", "Subscription")
 	placeholder := regexp.MustCompile(`image: \$REGISTRY/foo-operator-catalog:\S+`)
 	Expect(placeholder.MatchString(block)).To(BeTrue(), "the README's CatalogSource names no $REGISTRY/foo-operator-catalog image")
 	block = placeholder.ReplaceAllString(block, "image: "+image)
-	interval := regexp.MustCompile(`(?m)^(\s+interval:) \S+`)
-	Expect(interval.MatchString(block)).To(BeTrue(), "the README's CatalogSource has no registryPoll interval")
-	block = interval.ReplaceAllString(block, "${1} "+catalogPollInterval)
 	var check map[string]any
 	Expect(yaml.Unmarshal([]byte(strings.Split(block, "\n---\n")[0]), &check)).To(Succeed())
 	path := filepath.Join(workDir, "readme-install.yaml")
