@@ -118,7 +118,7 @@ include hack/make/demo.mk
 
 .PHONY: build
 build: manifests generate fmt vet ## Build the manager binary into bin/.
-	CGO_ENABLED=0 go build -o $(CHECKOUT_BIN)/manager cmd/main.go
+	CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o $(CHECKOUT_BIN)/manager cmd/main.go
 
 .PHONY: run
 run: manifests generate fmt vet ## Run the manager on this machine against the cluster of the current kubeconfig.

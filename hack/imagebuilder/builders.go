@@ -61,9 +61,12 @@ func requireStatic(path string) error {
 	return nil
 }
 
-// goBuildStatic builds package pkg of the module in dir into a static binary for platform.
+// goBuildStatic builds package pkg of the module in dir into a static binary for platform,
+// as the Dockerfile does. With -trimpath the build does not depend on dir, so the same
+// source in another checkout (each release is built in several) is a build cache hit
+// instead of a new compile and link.
 func goBuildStatic(dir, pkg, output string, platform v1.Platform) error {
-	build := exec.Command("go", "build", "-o", output, pkg)
+	build := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", output, pkg)
 	build.Dir = dir
 	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+platform.OS, "GOARCH="+platform.Architecture, "GOARM=")
 	build.Stdout, build.Stderr = os.Stdout, os.Stderr
