@@ -83,6 +83,13 @@ test-node-faults: node imagebuilder kustomize manifests ## Break the node under 
 	@$(MAKE) --no-print-directory node-suite NODE_SUITE_ARGS="-ginkgo.label-filter=faults" \
 		NODE_SUITE_ENV='NODE_FAULTS_FOOS=$(NODE_FAULTS_FOOS) NODE_FAULTS_FRIENDS=$(NODE_FAULTS_FRIENDS) NODE_FAULTS_REPORT=$(abspath $(NODE_FAULTS_REPORT))'
 
+# test-node-all runs the node suite and its fault specs in one run, on one cluster: a cluster
+# start and a manager image build fewer than the two targets one after the other (.ci/run).
+.PHONY: test-node-all
+test-node-all: node imagebuilder kustomize manifests ## Run test-node's and test-node-faults' specs in one run, on one cluster (as root).
+	@$(MAKE) --no-print-directory node-suite \
+		NODE_SUITE_ENV='NODE_FAULTS_FOOS=$(NODE_FAULTS_FOOS) NODE_FAULTS_FRIENDS=$(NODE_FAULTS_FRIENDS) NODE_FAULTS_REPORT=$(abspath $(NODE_FAULTS_REPORT))'
+
 .PHONY: node-suite
 node-suite:
 	@rm -rf $(NODE_TEST_DIR)/images

@@ -22,6 +22,7 @@ import (
 	"context"
 	"os"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -35,6 +36,11 @@ import (
 	"github.com/example/foo-operator/test/harness"
 	"github.com/example/foo-operator/test/localcluster"
 )
+
+// kubeletMaxBackOff is the longest the kubelet waits before it restarts a container that
+// ended (its back-off doubles from 10s up to this): a container that the fault specs, run
+// before in the same suite, made exit several times is restarted only after it.
+const kubeletMaxBackOff = 5 * time.Minute
 
 var _ = Describe("The operator's pod", Ordered, func() {
 	AfterEach(operatorLogsOnFailure)
@@ -78,7 +84,8 @@ var _ = Describe("The operator's pod", Ordered, func() {
 			g.Expect(status.LastTerminationState.Terminated).NotTo(BeNil())
 			g.Expect(status.LastTerminationState.Terminated.ExitCode).To(BeEquivalentTo(137), "killed by SIGKILL")
 			g.Expect(status.Ready).To(BeTrue())
-		}).WithContext(ctx).Should(Succeed(), func() string { return "the pod restarted and Ready; it is " + localcluster.DescribePod(&last) })
+		}).WithContext(ctx).WithTimeout(kubeletMaxBackOff+time.Minute).Should(Succeed(),
+			func() string { return "the pod restarted and Ready; it is " + localcluster.DescribePod(&last) })
 		Expect(last.UID).To(Equal(pod.UID), "the same pod, not a new one")
 	})
 
