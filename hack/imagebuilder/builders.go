@@ -63,8 +63,8 @@ func requireStatic(path string) error {
 
 // goBuildStatic builds package pkg of the module in dir into a static binary for platform,
 // as the Dockerfile does. With -trimpath the build does not depend on dir, so the same
-// source in another checkout (each release is built in several) is a build cache hit
-// instead of a new compile and link.
+// source in another checkout (each release is built in several) compiles from the build
+// cache; only the link runs again.
 func goBuildStatic(dir, pkg, output string, platform v1.Platform) error {
 	build := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", output, pkg)
 	build.Dir = dir

@@ -74,6 +74,8 @@ NODE_FAULTS_FOOS ?= 500
 NODE_FAULTS_FRIENDS ?= 100
 # NODE_FAULTS_REPORT, if set, names a file the fault suite appends its table of figures to.
 NODE_FAULTS_REPORT ?=
+# NODE_FAULTS_ENV is what the fault specs read, for every target that runs them.
+NODE_FAULTS_ENV = NODE_FAULTS_FOOS=$(NODE_FAULTS_FOOS) NODE_FAULTS_FRIENDS=$(NODE_FAULTS_FRIENDS) NODE_FAULTS_REPORT=$(abspath $(NODE_FAULTS_REPORT))
 
 # test-node-faults breaks the node under the operator (a killed leader, kubelet and containerd
 # restarts, a network partition, expired watches, an apiserver outage) while friend pods churn,
@@ -81,14 +83,14 @@ NODE_FAULTS_REPORT ?=
 .PHONY: test-node-faults
 test-node-faults: node imagebuilder kustomize manifests ## Break the node under the operator while pods churn, check every Foo afterwards, and print the figures (as root).
 	@$(MAKE) --no-print-directory node-suite NODE_SUITE_ARGS="-ginkgo.label-filter=faults" \
-		NODE_SUITE_ENV='NODE_FAULTS_FOOS=$(NODE_FAULTS_FOOS) NODE_FAULTS_FRIENDS=$(NODE_FAULTS_FRIENDS) NODE_FAULTS_REPORT=$(abspath $(NODE_FAULTS_REPORT))'
+		NODE_SUITE_ENV='$(NODE_FAULTS_ENV)'
 
 # test-node-all runs the node suite and its fault specs in one run, on one cluster: a cluster
 # start and a manager image build fewer than the two targets one after the other (.ci/run).
 .PHONY: test-node-all
 test-node-all: node imagebuilder kustomize manifests ## Run test-node's and test-node-faults' specs in one run, on one cluster (as root).
 	@$(MAKE) --no-print-directory node-suite \
-		NODE_SUITE_ENV='NODE_FAULTS_FOOS=$(NODE_FAULTS_FOOS) NODE_FAULTS_FRIENDS=$(NODE_FAULTS_FRIENDS) NODE_FAULTS_REPORT=$(abspath $(NODE_FAULTS_REPORT))'
+		NODE_SUITE_ENV='$(NODE_FAULTS_ENV)'
 
 .PHONY: node-suite
 node-suite:
