@@ -38,6 +38,12 @@ KUBECTL ?= kubectl
 GOOS ?= $(shell go env GOOS)
 GOARCH ?= $(shell go env GOARCH)
 
+# GO_ENV is how every target compiles the operator's module (tests, vet, the project's own
+# programs): as its image is built, static and with paths trimmed. Both settings are part of
+# the Go build cache's key for every package, so the tests then reuse what the image builds
+# compiled instead of compiling each dependency a second time (minutes on a cold machine).
+GO_ENV = CGO_ENABLED=0 GOFLAGS="-trimpath $(GOFLAGS)"
+
 # Run recipes with bash in strict mode, so that a failing command in a pipe fails the target.
 SHELL = /usr/bin/env bash -o pipefail
 .SHELLFLAGS = -ec
@@ -80,7 +86,7 @@ fmt: ## Format the Go code.
 
 .PHONY: vet
 vet: ## Report suspicious Go code.
-	go vet ./...
+	$(GO_ENV) go vet ./...
 
 .PHONY: lint
 lint: golangci-lint ## Run golangci-lint (.golangci.yml) over every package and every suite's build tag.
@@ -118,11 +124,11 @@ include hack/make/demo.mk
 
 .PHONY: build
 build: manifests generate fmt vet ## Build the manager binary into bin/.
-	CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o $(CHECKOUT_BIN)/manager cmd/main.go
+	$(GO_ENV) go build -ldflags="-s -w" -o $(CHECKOUT_BIN)/manager cmd/main.go
 
 .PHONY: run
 run: manifests generate fmt vet ## Run the manager on this machine against the cluster of the current kubeconfig.
-	go run ./cmd/main.go --metrics-bind-address=0
+	$(GO_ENV) go run ./cmd/main.go --metrics-bind-address=0
 
 # An earlier release (one with a folder under releases/) is built from its own sources: the
 # commit named in releases/VERSION/source-commit, extracted from git into RELEASE_DIR, and the

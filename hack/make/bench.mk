@@ -18,9 +18,9 @@ BENCH_ARGS ?=
 
 .PHONY: bench
 bench: build envtest ## Benchmark the controller against the naive design and the apiserver floor (sizes P, F, E; RUNS, BURST).
-	go build -o $(CHECKOUT_BIN)/bench-naive ./test/benchmark/naive
-	go build -o $(CHECKOUT_BIN)/bench-floor ./test/benchmark/floor
-	$(NODE_ENV) KUSTOMIZE="$(KUSTOMIZE)" go run ./test/benchmark --pods=$(P) --foos=$(F) --events=$(E) \
+	$(GO_ENV) go build -o $(CHECKOUT_BIN)/bench-naive ./test/benchmark/naive
+	$(GO_ENV) go build -o $(CHECKOUT_BIN)/bench-floor ./test/benchmark/floor
+	$(NODE_ENV) KUSTOMIZE="$(KUSTOMIZE)" $(GO_ENV) go run ./test/benchmark --pods=$(P) --foos=$(F) --events=$(E) \
 		--runs=$(RUNS) --burst=$(BURST) \
 		--manager=$(CHECKOUT_BIN)/manager --naive=$(CHECKOUT_BIN)/bench-naive --floor=$(CHECKOUT_BIN)/bench-floor \
 		--results=$(BENCH_RESULTS) $(BENCH_ARGS)

@@ -40,7 +40,7 @@ cluster-down: demo-program ## Stop what `make cluster` started.
 
 .PHONY: demo-program
 demo-program:
-	@go build -o $(CHECKOUT_BIN)/demo ./hack/demo
+	@$(GO_ENV) go build -o $(CHECKOUT_BIN)/demo ./hack/demo
 
 .PHONY: demo-kubectl
 demo-kubectl:

@@ -11,11 +11,11 @@ TEST_ENV = KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" KUSTOMIZE="$(KUSTOMIZE)" TEST_
 
 .PHONY: test
 test: manifests generate fmt vet envtest kustomize kubectl opm operator-sdk stage-bundle registry crd-upgrade-safety-tool ## Run all tests but the long reliability ones against a local kube-apiserver and etcd (built on first use).
-	$(TEST_ENV) go test $$(go list ./... | grep -v /test/reliability) -coverprofile cover.out
+	$(TEST_ENV) $(GO_ENV) go test $$(go list ./... | grep -v /test/reliability) -coverprofile cover.out
 
 .PHONY: test-reliability
 test-reliability: manifests generate fmt vet envtest kustomize ## Run the long tests that end managers and fight them over their Foos under load (a minute or two).
-	$(TEST_ENV) go test ./test/reliability/... -timeout 20m -v -ginkgo.no-color
+	$(TEST_ENV) $(GO_ENV) go test ./test/reliability/... -timeout 20m -v -ginkgo.no-color
 
 # suite-tools builds every tool and image the cluster suites (test-node, test-node-faults,
 # test-e2e) and `make cluster` share. Built first, those suites can then run side by side,
@@ -47,8 +47,8 @@ E2E_CHURN_FRIENDS ?=
 # builds on this machine's caches, since there is no route out.
 .PHONY: test-e2e
 test-e2e: $(if $(E2E_REUSE_IMAGES),,test-images-build) suite-tools ## Install, upgrade and uninstall the operator with OLM running on a local cluster's node: run bundle, catalog, make deploy, scorecard, OLM v1 (as root).
-	go vet -tags e2e ./test/e2e/...
-	go test -c -tags e2e -o $(E2E_TEST) ./test/e2e
+	$(GO_ENV) go vet -tags e2e ./test/e2e/...
+	$(GO_ENV) go test -c -tags e2e -o $(E2E_TEST) ./test/e2e
 	cd test/e2e && $(NODE_ENV) $(OLM_ENV) OPERATOR_SDK="$(OPERATOR_SDK)" OPM="$(OPM)" IMAGEBUILDER="$(IMAGEBUILDER)" CRANE="$(CRANE)" LOCALBIN="$(LOCALBIN)" \
 		GOCACHE="$$(go env GOCACHE)" GOMODCACHE="$$(go env GOMODCACHE)" \
 		KUBECTL="$(KUBECTL_LOCAL)" E2E_DIR="$(E2E_DIR)/cluster" IMAGE_STORES="$(IMAGE_TEST_DIR)/store" \
@@ -96,8 +96,8 @@ test-node-all: node imagebuilder kustomize manifests ## Run test-node's and test
 node-suite:
 	@rm -rf $(NODE_TEST_DIR)/images
 	@$(IMAGEBUILDER) manager --store $(NODE_TEST_DIR)/images --context . --platforms linux/$(GOARCH) --tag foo-operator:test
-	go vet -tags node ./test/node
-	go test -c -tags node -o $(LOCALBIN)/node.test ./test/node
+	$(GO_ENV) go vet -tags node ./test/node
+	$(GO_ENV) go test -c -tags node -o $(LOCALBIN)/node.test ./test/node
 	cd test/node && $(NODE_ENV) $(NODE_SUITE_ENV) KUSTOMIZE="$(KUSTOMIZE)" NODE_TEST_DIR="$(NODE_TEST_DIR)/cluster" \
 		OPERATOR_IMAGES="$(NODE_TEST_DIR)/images" $(LOCALBIN)/node.test -test.v -test.timeout 30m -ginkgo.v -ginkgo.no-color $(NODE_SUITE_ARGS)
 
@@ -126,8 +126,8 @@ test-images-build: registry opm operator-sdk imagebuilder stage-bundle kustomize
 # images-push` pushes the images test-images-build built.
 .PHONY: test-images
 test-images: test-images-build ## Build, push and check every image of every release against a local registry (needs root).
-	go vet -tags images ./test/images
-	go test -c -tags images -o $(LOCALBIN)/images.test ./test/images
+	$(GO_ENV) go vet -tags images ./test/images
+	$(GO_ENV) go test -c -tags images -o $(LOCALBIN)/images.test ./test/images
 	cd test/images && $(IMAGE_TEST_ENV) REGISTRY_SERVER="$(REGISTRY_SERVER)" OPM="$(OPM)" OPERATOR_SDK="$(OPERATOR_SDK)" \
 		IMAGE_CHECKOUT="$(IMAGE_TEST_DIR)/checkout" IMAGE_TEST_DIR="$(IMAGE_TEST_DIR)" GOPROXY=off \
 		unshare --net -- sh -c 'ip link set lo up && exec "$$0" "$$@"' \

@@ -26,8 +26,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	goruntime "runtime"
 
+	"golang.org/x/mod/modfile"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -38,11 +38,26 @@ import (
 	"github.com/example/foo-operator/test/localcluster"
 )
 
-// RepoRoot is the root of the operator's source tree.
+// RepoRoot is the root of the operator's source tree: the nearest folder above the working
+// directory (a test's package folder) with the operator's go.mod. Not the path of this file
+// in the binary, which -trimpath (as make builds the tests) turns into a module path.
 var RepoRoot = func() string {
-	_, file, _, _ := goruntime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
+	dir, err := os.Getwd()
+	if err != nil {
+		panic(fmt.Sprintf("finding the source tree: %v", err))
+	}
+	for start := dir; ; dir = filepath.Dir(dir) {
+		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && modfile.ModulePath(data) == operatorModule {
+			return dir
+		}
+		if filepath.Dir(dir) == dir {
+			panic(fmt.Sprintf("no folder at or above %s holds the go.mod of %s", start, operatorModule))
+		}
+	}
 }()
+
+// operatorModule is the module path of the operator's go.mod.
+const operatorModule = "github.com/example/foo-operator"
 
 // ControlPlane is a local cluster's control plane (kube-apiserver with RBAC authorization and
 // the default admission plugins, PodSecurity among them, and etcd) with the Foo CRD
