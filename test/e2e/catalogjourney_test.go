@@ -37,6 +37,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apiserver/pkg/authentication/serviceaccount"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -87,7 +88,7 @@ func catalogJourney() {
 
 		By("checking that the statuses were written by the operator as the CSV's ServiceAccount")
 		Expect(statusWriters(storyNamespace, "foo-01")).To(ConsistOf(
-			"system:serviceaccount:" + operatorNamespace + ":" + operatorServiceAccount))
+			serviceaccount.MakeUsername(operatorNamespace, operatorServiceAccount)))
 	}, SpecTimeout(10*time.Minute))
 
 	// upgradeByPublishing publishes the catalog up to version under the tag the CatalogSource

@@ -31,6 +31,7 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apiserver/pkg/authentication/serviceaccount"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
@@ -192,7 +193,7 @@ func (h *handover) lookAtBindings(ctx context.Context) {
 // lookAtAuthorization notes whether the apiserver allows the operator's ServiceAccount every
 // request the manager makes, now.
 func (h *handover) lookAtAuthorization(ctx context.Context) {
-	user := "system:serviceaccount:" + h.namespace + ":" + operatorServiceAccount
+	user := serviceaccount.MakeUsername(h.namespace, operatorServiceAccount)
 	allowed := true
 	for _, request := range h.requests {
 		allowedThis, err := serviceAccountAllowed(ctx, user, request)

@@ -36,6 +36,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apiserver/pkg/authentication/serviceaccount"
+	authnuser "k8s.io/apiserver/pkg/authentication/user"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/example/foo-operator/test/localcluster"
@@ -248,13 +250,14 @@ func serviceAccountAllowed(ctx context.Context, user string, request authorizati
 	return err == nil && review.Status.Allowed, err
 }
 
-// serviceAccountGroups are the groups a ServiceAccount's token authenticates with.
-func serviceAccountGroups(user string) []string {
-	parts := strings.Split(user, ":")
-	if len(parts) != 4 || parts[0] != "system" || parts[1] != "serviceaccount" {
+// serviceAccountGroups are the groups the token of the ServiceAccount whose user name is
+// username authenticates with.
+func serviceAccountGroups(username string) []string {
+	namespace, _, err := serviceaccount.SplitUsername(username)
+	if err != nil {
 		return nil
 	}
-	return []string{"system:serviceaccounts", "system:serviceaccounts:" + parts[2], "system:authenticated"}
+	return append(serviceaccount.MakeGroupNames(namespace), authnuser.AllAuthenticated)
 }
 
 // persistentDenials returns, as log lines, the denials of the operator in namespace that are

@@ -29,6 +29,8 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apiserver/pkg/authentication/serviceaccount"
+	authnuser "k8s.io/apiserver/pkg/authentication/user"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/example/foo-operator/test/harness"
@@ -63,8 +65,8 @@ var _ = Describe("RBAC as shipped", func() {
 	DescribeTable("refuses the operator's ServiceAccount what it must not do",
 		func(ctx context.Context, namespace, group, resource, subresource, verb string) {
 			review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-				User:   "system:serviceaccount:" + harness.OperatorNamespace + ":" + harness.OperatorServiceAccount,
-				Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + harness.OperatorNamespace, "system:authenticated"},
+				User:   serviceaccount.MakeUsername(harness.OperatorNamespace, harness.OperatorServiceAccount),
+				Groups: append(serviceaccount.MakeGroupNames(harness.OperatorNamespace), authnuser.AllAuthenticated),
 				ResourceAttributes: &authorizationv1.ResourceAttributes{
 					Namespace: namespace, Group: group, Resource: resource, Subresource: subresource, Verb: verb,
 				},
