@@ -42,7 +42,7 @@ var _ = Describe("Foos on a node", func() {
 	BeforeEach(func(ctx context.Context) {
 		namespace = createNamespace(ctx, "friends-", nil)
 	})
-	AfterEach(operatorLogsOnFailure)
+	AfterEach(operator.LogsOnFailure)
 
 	key := func(name string) types.NamespacedName { return types.NamespacedName{Namespace: namespace, Name: name} }
 

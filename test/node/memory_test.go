@@ -48,7 +48,7 @@ const (
 )
 
 var _ = Describe("The operator under a memory limit too small for what it holds", Label("faults"), func() {
-	AfterEach(operatorLogsOnFailure)
+	AfterEach(operator.LogsOnFailure)
 
 	It("names the limit in its log as its cache outgrows it, before OOM kills could make a silent crash loop", func(ctx context.Context) {
 		limit := resource.MustParse(tightMemoryLimit)
@@ -74,7 +74,7 @@ var _ = Describe("The operator under a memory limit too small for what it holds"
 		want := fmt.Sprintf(`"memoryLimitBytes":%d`, limit.Value())
 		var seen string
 		Eventually(func(g Gomega) {
-			pod, err := operatorPod(ctx)
+			pod, err := operator.Pod(ctx)
 			g.Expect(err).NotTo(HaveOccurred())
 			seen = localcluster.DescribePod(pod)
 			var logs strings.Builder
@@ -114,6 +114,6 @@ func setOperatorMemory(ctx context.Context, limit resource.Quantity) resource.Qu
 		resources.Requests[corev1.ResourceMemory] = limit
 	}
 	Expect(k8sClient.Patch(ctx, deployment, patch)).To(Succeed())
-	expectOperatorRolledOut(ctx, "with a memory limit of "+limit.String())
+	operator.ExpectRolledOut(ctx, *deployment.Spec.Replicas, "with a memory limit of "+limit.String())
 	return previous
 }

@@ -41,7 +41,7 @@ var metricsURL = fmt.Sprintf("https://foo-operator-controller-manager-metrics-se
 const tokenFile = "/var/run/secrets/kubernetes.io/serviceaccount/token"
 
 var _ = Describe("The metrics endpoint, reached from another pod through the Service", func() {
-	AfterEach(operatorLogsOnFailure)
+	AfterEach(operator.LogsOnFailure)
 
 	It("answers a ServiceAccount bound to metrics-reader and refuses any other caller", func(ctx context.Context) {
 		namespace := createNamespace(ctx, "monitoring-", nil)

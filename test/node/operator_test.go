@@ -21,12 +21,10 @@ package node
 import (
 	"context"
 	"os"
-	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -43,14 +41,14 @@ import (
 const kubeletMaxBackOff = 5 * time.Minute
 
 var _ = Describe("The operator's pod", Ordered, func() {
-	AfterEach(operatorLogsOnFailure)
+	AfterEach(operator.LogsOnFailure)
 
 	It("runs the registry's image from config/default, admitted as restricted and Ready through its probe", func(ctx context.Context) {
 		namespace := &corev1.Namespace{}
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: harness.OperatorNamespace}, namespace)).To(Succeed())
 		Expect(namespace.Labels).To(HaveKeyWithValue("pod-security.kubernetes.io/enforce", "restricted"))
 
-		pod, err := operatorPod(ctx)
+		pod, err := operator.Pod(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(pod.Spec.Containers[0].Image).To(Equal(operatorImage))
 		Expect(pod.Spec.Containers[0].ReadinessProbe).NotTo(BeNil())
@@ -70,7 +68,7 @@ var _ = Describe("The operator's pod", Ordered, func() {
 	})
 
 	It("is restarted in the same pod when its process is killed", func(ctx context.Context) {
-		pod, err := operatorPod(ctx)
+		pod, err := operator.Pod(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		restarts := pod.Status.ContainerStatuses[0].RestartCount
 
@@ -90,21 +88,21 @@ var _ = Describe("The operator's pod", Ordered, func() {
 	})
 
 	It("hands the leader Lease to the pod that replaces a deleted one", func(ctx context.Context) {
-		pod, err := operatorPod(ctx)
+		pod, err := operator.Pod(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		// controller-runtime names a candidate after its host name, a pod's name, and a UUID.
-		Eventually(leaseHolder).WithContext(ctx).Should(HavePrefix(pod.Name+"_"), "the lease held by %s", pod.Name)
+		Eventually(operator.LeaseHolder).WithContext(ctx).Should(HavePrefix(pod.Name+"_"), "the lease held by %s", pod.Name)
 
 		Expect(k8sClient.Delete(ctx, pod)).To(Succeed())
 
 		var replacement *corev1.Pod
 		Eventually(func(g Gomega) {
-			replacement, err = operatorPod(ctx)
+			replacement, err = operator.Pod(ctx)
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(replacement.UID).NotTo(Equal(pod.UID))
 			g.Expect(replacement.Status.ContainerStatuses).To(ConsistOf(HaveField("Ready", BeTrue())))
 		}).WithContext(ctx).Should(Succeed(), "a new Ready pod of the operator")
-		Eventually(leaseHolder).WithContext(ctx).Should(HavePrefix(replacement.Name+"_"), "the lease held by the new pod %s", replacement.Name)
+		Eventually(operator.LeaseHolder).WithContext(ctx).Should(HavePrefix(replacement.Name+"_"), "the lease held by the new pod %s", replacement.Name)
 
 		By("reconciling under the new leader")
 		namespace := createNamespace(ctx, "leader-", nil)
@@ -114,19 +112,6 @@ var _ = Describe("The operator's pod", Ordered, func() {
 		expectHappy(ctx, types.NamespacedName{Namespace: namespace, Name: "foo"}, true, "FriendFound")
 	})
 })
-
-// leaseHolder is who holds the operator's leader election Lease now.
-func leaseHolder(ctx context.Context) (string, error) {
-	lease := &coordinationv1.Lease{}
-	key := client.ObjectKey{Namespace: harness.OperatorNamespace, Name: harness.LeaderElectionLease}
-	if err := k8sClient.Get(ctx, key, lease); err != nil {
-		return "", err
-	}
-	if lease.Spec.HolderIdentity == nil {
-		return "", nil
-	}
-	return strings.TrimSpace(*lease.Spec.HolderIdentity), nil
-}
 
 var _ = Describe("The local cluster", func() {
 	It("listens on no address of the machine but loopback: pod and node addresses exist only in its own namespace", func() {

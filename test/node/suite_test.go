@@ -33,15 +33,14 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/example/foo-operator/test/harness"
+	"github.com/example/foo-operator/test/harness/suite"
 	"github.com/example/foo-operator/test/localcluster"
 )
 
@@ -53,6 +52,8 @@ var (
 	operatorImage string
 	// installed is what config/default rendered to, as deployed.
 	installed []*unstructured.Unstructured
+	// operator is the operator as config/default installs it; BeforeSuite fills in its cluster.
+	operator = &suite.InstalledOperator{Namespace: harness.OperatorNamespace}
 )
 
 func TestNode(t *testing.T) {
@@ -84,6 +85,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	k8sClient, err = client.New(cluster.Config, client.Options{Scheme: harness.Scheme})
 	Expect(err).NotTo(HaveOccurred())
 	clientset = cluster.Clientset
+	operator.Cluster, operator.Client = cluster, k8sClient
 
 	By("pushing the manager image to the cluster's registry")
 	images, err := cluster.Registry.PushLayout(ctx, operatorImages)
@@ -98,66 +100,13 @@ var _ = BeforeSuite(func(ctx context.Context) {
 }, NodeTimeout(5*time.Minute))
 
 // On failure, show what the processes of the cluster said; the operator's own log is
-// printed by the spec that failed (operatorLogsOnFailure).
+// printed by the spec that failed (operator.LogsOnFailure).
 var _ = ReportAfterSuite("process logs", func(report Report) {
 	if report.SuiteSucceeded || cluster == nil {
 		return
 	}
 	fmt.Println(cluster.LogTails(80))
 })
-
-// operatorLogsOnFailure prints the logs of the operator's pods if the current spec failed.
-func operatorLogsOnFailure(ctx context.Context) {
-	if !CurrentSpecReport().Failed() {
-		return
-	}
-	pods, err := clientset.CoreV1().Pods(harness.OperatorNamespace).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		GinkgoWriter.Printf("listing the operator's pods: %v\n", err)
-		return
-	}
-	for _, pod := range pods.Items {
-		GinkgoWriter.Printf("Pod %s: %s\n", pod.Name, localcluster.DescribePod(&pod))
-		logs, err := clientset.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, &corev1.PodLogOptions{TailLines: ptr.To[int64](50)}).DoRaw(ctx)
-		GinkgoWriter.Printf("Its log (%v):\n%s\n", err, logs)
-	}
-}
-
-// operatorPods returns the pods of the operator's Deployment that are not being deleted.
-func operatorPods(ctx context.Context) ([]corev1.Pod, error) {
-	deployment := &appsv1.Deployment{}
-	if err := k8sClient.Get(ctx, client.ObjectKey{Namespace: harness.OperatorNamespace, Name: harness.OperatorDeployment}, deployment); err != nil {
-		return nil, err
-	}
-	selector, err := metav1.LabelSelectorAsSelector(deployment.Spec.Selector)
-	if err != nil {
-		return nil, err
-	}
-	var pods corev1.PodList
-	if err := k8sClient.List(ctx, &pods, client.InNamespace(harness.OperatorNamespace), client.MatchingLabelsSelector{Selector: selector}); err != nil {
-		return nil, err
-	}
-	var running []corev1.Pod
-	for _, pod := range pods.Items {
-		if pod.DeletionTimestamp == nil {
-			running = append(running, pod)
-		}
-	}
-	return running, nil
-}
-
-// operatorPod returns the one pod of the operator's Deployment that is not being deleted.
-func operatorPod(ctx context.Context) (*corev1.Pod, error) {
-	pods, err := operatorPods(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if len(pods) != 1 {
-		return nil, fmt.Errorf("want one pod of the operator, found %d: %s", len(pods),
-			cluster.DescribePods(ctx, harness.OperatorNamespace, "control-plane=controller-manager"))
-	}
-	return &pods[0], nil
-}
 
 // createNamespace creates a namespace with a generated name, deleted when the spec ends.
 func createNamespace(ctx context.Context, prefix string, labels map[string]string) string {

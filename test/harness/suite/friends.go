@@ -32,6 +32,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	tutorialv1 "github.com/example/foo-operator/api/v1"
 	"github.com/example/foo-operator/test/harness"
 )
 
@@ -248,6 +249,8 @@ type FaultFigures struct {
 // returns the figures, which inject may complete (Takeover), and reports them.
 func (w *FriendWorld) UnderChurn(ctx context.Context, fault, injected string, inject func(ctx context.Context, figures *FaultFigures)) FaultFigures {
 	GinkgoHelper()
+	// A world that is gone (its namespace deleted) has no wrong Foo either: it must be whole.
+	w.expectWhole(ctx)
 	w.ExpectAllRight(ctx, "before the fault")
 	restartsBefore := w.options.OperatorRestarts(ctx)
 	counting := w.startCounting(ctx)
@@ -259,6 +262,7 @@ func (w *FriendWorld) UnderChurn(ctx context.Context, fault, injected string, in
 
 	time.Sleep(churnAround) // churn on against whatever came back
 	figures.Changes = churning.Stop()
+	Expect(figures.Changes).To(BeNumerically(">", 0), "friend pods the churn created or deleted around the fault")
 	figures.ToZero = w.ExpectAllRight(ctx, "after the fault")
 	figures.PeakWrong = counting.stop()
 	figures.WrongOverTime = counting.String()
@@ -268,6 +272,14 @@ func (w *FriendWorld) UnderChurn(ctx context.Context, fault, injected string, in
 		figures.Changes, figures.PeakWrong, figures.ToZero.Round(100*time.Millisecond), figures.Restarts,
 		figures.Takeover.Round(100*time.Millisecond), figures.WrongOverTime), ReportEntryVisibilityAlways)
 	return figures
+}
+
+// expectWhole expects every Foo of the world to exist.
+func (w *FriendWorld) expectWhole(ctx context.Context) {
+	GinkgoHelper()
+	var foos tutorialv1.FooList
+	Expect(w.options.Client.List(ctx, &foos, client.InNamespace(w.Namespace))).To(Succeed())
+	Expect(foos.Items).To(HaveLen(w.options.Foos), "the Foos of the world in %s", w.Namespace)
 }
 
 // ExpectAllRight waits, at most ConvergenceBound, until every Foo's status is right, and
