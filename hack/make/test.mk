@@ -33,9 +33,12 @@ E2E_REUSE_IMAGES ?=
 # E2E_ARGS are extra flags of the suite, e.g. E2E_ARGS='-ginkgo.focus=scorecard' runs one journey.
 E2E_ARGS ?=
 # E2E_CHURN_FOOS and E2E_CHURN_FRIENDS size the world whose friends churn during the catalog
-# upgrade: 500 Foos naming 100 friends unless set (CI runs a smaller one).
+# upgrade and the node's faults after it: 500 Foos naming 100 friends unless set (CI runs a
+# smaller one).
 E2E_CHURN_FOOS ?=
 E2E_CHURN_FRIENDS ?=
+# E2E_FAULTS_REPORT, if set, names a file the suite appends its table of fault figures to.
+E2E_FAULTS_REPORT ?=
 
 # test-e2e runs the three ways users install the operator, with OLM installed from its
 # release manifests and running as pods on a local cluster's node, every image from the
@@ -53,7 +56,7 @@ test-e2e: $(if $(E2E_REUSE_IMAGES),,test-images-build) suite-tools ## Install, u
 		GOCACHE="$$(go env GOCACHE)" GOMODCACHE="$$(go env GOMODCACHE)" \
 		KUBECTL="$(KUBECTL_LOCAL)" E2E_DIR="$(E2E_DIR)/cluster" IMAGE_STORES="$(IMAGE_TEST_DIR)/store" \
 		IMAGE_CHECKOUT="$(IMAGE_TEST_DIR)/checkout" IMAGE_TAG_BASE="$(IMAGE_TEST_BASE)" OPM_IMAGE="$(OPM_IMAGE)" \
-		E2E_CHURN_FOOS="$(E2E_CHURN_FOOS)" E2E_CHURN_FRIENDS="$(E2E_CHURN_FRIENDS)" \
+		E2E_CHURN_FOOS="$(E2E_CHURN_FOOS)" E2E_CHURN_FRIENDS="$(E2E_CHURN_FRIENDS)" E2E_FAULTS_REPORT="$(abspath $(E2E_FAULTS_REPORT))" \
 		unshare --net -- sh -c 'ip link set lo up && exec "$$0" "$$@"' \
 		$(E2E_TEST) -test.v -test.timeout 50m -ginkgo.v -ginkgo.no-color $(E2E_ARGS)
 

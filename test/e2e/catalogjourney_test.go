@@ -59,6 +59,9 @@ func catalogJourney() {
 		catalogImage string
 		// The story's Foos, as they are before every upgrade.
 		stories map[string]*tutorialv1.Foo
+		// world is the Foos and friend pods the upgrade to 0.3.0 churns, which the node's
+		// faults then break things under.
+		world *suite.FriendWorld
 	)
 
 	BeforeAll(func(ctx context.Context) {
@@ -131,56 +134,100 @@ func catalogJourney() {
 		expectNoForbidden(ctx, operatorNamespace)
 	}, SpecTimeout(10*time.Minute))
 
-	It("upgrades to 0.3.0 while the friends of its Foos churn: the two releases' managers overlap, "+
-		"neither is denied a request once OLM's bindings for 0.3.0 exist, and every Foo is right within 90s", func(ctx context.Context) {
-		const previous, version = "0.2.0", "0.3.0"
-		createNamespaces(ctx, newNamespace(upgradeChurnNamespace, nil))
-		foos, friends := suite.WorldSizes("E2E_CHURN_FOOS", "E2E_CHURN_FRIENDS")
-		By(fmt.Sprintf("creating %d Foos looking for %d friend pods, half of them running", foos, friends))
-		world := suite.NewFriendWorld(ctx, suite.FriendWorldOptions{
-			Client: k8sClient, Namespace: upgradeChurnNamespace, Foos: foos, Friends: friends,
-			PauseImage: cluster.Image("pause"), BusyboxImage: cluster.Image("busybox"),
-			OperatorRestarts: func(ctx context.Context) int32 { return managerRestarts(ctx, operatorNamespace) },
-			ChurnInterval:    upgradeChurnInterval,
-		})
-		recorded := recordHandover(ctx, operatorNamespace, csvName(version), upgradeChurnNamespace)
-		world.UnderChurn(ctx, "OLM upgrade", fmt.Sprintf("%s published in the catalog image the CatalogSource polls, replacing %s", version, previous),
-			func(ctx context.Context, _ *suite.FaultFigures) {
-				upgradeByPublishing(ctx, previous, version)
-				expectManagerRunning(ctx, operatorNamespace, managerImage(version))
+	// The upgrade to 0.3.0 and the node's faults after it meet the operator at work: in a
+	// world of Foos whose friend pods churn, which lives until both are done.
+	Describe("in a world of Foos whose friends churn", Ordered, func() {
+		BeforeAll(func(ctx context.Context) {
+			createNamespaces(ctx, newNamespace(upgradeChurnNamespace, nil))
+			foos, friends := suite.WorldSizes("E2E_CHURN_FOOS", "E2E_CHURN_FRIENDS")
+			By(fmt.Sprintf("creating %d Foos looking for %d friend pods, half of them running", foos, friends))
+			world = suite.NewFriendWorld(ctx, suite.FriendWorldOptions{
+				Client: k8sClient, Namespace: upgradeChurnNamespace, Foos: foos, Friends: friends,
+				PauseImage: cluster.Image("pause"), BusyboxImage: cluster.Image("busybox"),
+				OperatorRestarts: func(ctx context.Context) int32 { return managerRestarts(ctx, operatorNamespace) },
+				ChurnInterval:    upgradeChurnInterval,
 			})
-		recorded.stop()
+		})
 
-		Expect(recorded.overlapped(managerImage(previous), managerImage(version))).To(BeTrue(),
-			"a manager of %s and one of %s running at once, as the Deployment's rolling update makes them; the manager pods seen: %s",
-			previous, version, recorded.podsSeen())
-		complete, bindings := recorded.bindingsComplete()
-		Expect(bindings).NotTo(BeEmpty(), "the bindings OLM made for %s", csvName(version))
-		// The bindings take effect when the apiserver's authorizer has them in its cache, a
-		// moment after they exist: denials are judged from then, which the apiserver itself
-		// tells (SubjectAccessReviews every 250ms), not from a grace window.
-		authorized, ok := recorded.authorizedFrom(complete)
-		Expect(ok).To(BeTrue(), "the apiserver allowing the operator's ServiceAccount every request the manager makes, "+
-			"once OLM's bindings for %s all existed (%s)", version, complete.Format(time.StampMilli))
-		var lag, late []string
-		for _, d := range recorded.denials() {
-			if d.at.After(authorized) {
-				late = append(late, d.at.Format(time.StampMilli)+" "+d.pod+": "+d.line)
-			} else {
-				lag = append(lag, fmt.Sprintf("%s %s: %s %s/%s in %q", d.at.Format(time.StampMilli), d.pod, d.verb, d.group, d.resource, d.namespace))
+		It("upgrades to 0.3.0 while the friends of its Foos churn: the two releases' managers overlap, "+
+			"neither is denied a request once OLM's bindings for 0.3.0 exist, and every Foo is right within 90s", func(ctx context.Context) {
+			const previous, version = "0.2.0", "0.3.0"
+			recorded := recordHandover(ctx, operatorNamespace, csvName(version), upgradeChurnNamespace)
+			injected := fmt.Sprintf("%s published in the catalog image the CatalogSource polls, replacing %s", version, previous)
+			figures := world.UnderChurn(ctx, "OLM upgrade", injected,
+				func(ctx context.Context, _ *suite.FaultFigures) {
+					upgradeByPublishing(ctx, previous, version)
+					expectManagerRunning(ctx, operatorNamespace, managerImage(version))
+				})
+			measuredFaults = append(measuredFaults, figures)
+			recorded.stop()
+
+			Expect(recorded.overlapped(managerImage(previous), managerImage(version))).To(BeTrue(),
+				"a manager of %s and one of %s running at once, as the Deployment's rolling update makes them; the manager pods seen: %s",
+				previous, version, recorded.podsSeen())
+			complete, bindings := recorded.bindingsComplete()
+			Expect(bindings).NotTo(BeEmpty(), "the bindings OLM made for %s", csvName(version))
+			// The bindings take effect when the apiserver's authorizer has them in its cache, a
+			// moment after they exist: denials are judged from then, which the apiserver itself
+			// tells (SubjectAccessReviews every 250ms), not from a grace window.
+			authorized, ok := recorded.authorizedFrom(complete)
+			Expect(ok).To(BeTrue(), "the apiserver allowing the operator's ServiceAccount every request the manager makes, "+
+				"once OLM's bindings for %s all existed (%s)", version, complete.Format(time.StampMilli))
+			var lag, late []string
+			for _, d := range recorded.denials() {
+				if d.at.After(authorized) {
+					late = append(late, d.at.Format(time.StampMilli)+" "+d.pod+": "+d.line)
+				} else {
+					lag = append(lag, fmt.Sprintf("%s %s: %s %s/%s in %q", d.at.Format(time.StampMilli), d.pod, d.verb, d.group, d.resource, d.namespace))
+				}
 			}
-		}
-		AddReportEntry("OLM's RBAC handover from "+previous+" to "+version, fmt.Sprintf(
-			"the bindings for %s complete at %s: %s\nthe apiserver authorized the manager's requests from %s (%s after)\n"+
-				"the manager pods: %s\n%d denials before: %v",
-			version, complete.Format(time.StampMilli), strings.Join(bindings, ", "), authorized.Format(time.StampMilli),
-			authorized.Sub(complete).Round(time.Millisecond), recorded.podsSeen(), len(lag), lag),
-			ReportEntryVisibilityAlways)
-		Expect(late).To(BeEmpty(), "requests denied to the managers after the apiserver authorized them, once OLM's bindings for %s all existed (%s)",
-			version, authorized.Format(time.StampMilli))
-		expectSameFoos(ctx, storyNamespace, stories)
-		expectRunsOnItsOwnRBAC(ctx, previous, version)
-	}, SpecTimeout(15*time.Minute))
+			AddReportEntry("OLM's RBAC handover from "+previous+" to "+version, fmt.Sprintf(
+				"the bindings for %s complete at %s: %s\nthe apiserver authorized the manager's requests from %s (%s after)\n"+
+					"the manager pods: %s\n%d denials before: %v",
+				version, complete.Format(time.StampMilli), strings.Join(bindings, ", "), authorized.Format(time.StampMilli),
+				authorized.Sub(complete).Round(time.Millisecond), recorded.podsSeen(), len(lag), lag),
+				ReportEntryVisibilityAlways)
+			Expect(late).To(BeEmpty(), "requests denied to the managers after the apiserver authorized them, once OLM's bindings for %s all existed (%s)",
+				version, authorized.Format(time.StampMilli))
+			expectSameFoos(ctx, storyNamespace, stories)
+			expectRunsOnItsOwnRBAC(ctx, previous, version)
+		}, SpecTimeout(15*time.Minute))
+
+		// Users run the operator as OLM installed it, on nodes that fail under it: the node
+		// suite's faults, on 0.3.0 from the catalog, in the world the upgrade churned. Under OLM
+		// v0 the Deployment is the CSV's (OLM writes the CSV's spec over it whenever it applies
+		// the CSV again), so a user scales it in the CSV; and OLM watches it through every fault.
+		Describe("then, with two replicas, keeps its Foos right while its node is broken under it and the friends churn",
+			Label("faults"), Ordered, func() {
+				const version = "0.3.0"
+				faults := &suite.NodeFaults{Replicas: 2, Measured: &measuredFaults}
+				operator := &suite.InstalledOperator{Namespace: operatorNamespace}
+
+				BeforeAll(func(ctx context.Context) {
+					operator.Cluster, operator.Client = cluster, k8sClient
+					faults.Operator, faults.World = operator, world
+					// OLM may mark the CSV Failed while a fault leaves its Deployment short of
+					// replicas; it must come back to Succeeded, with nothing reinstalled by hand.
+					faults.Healthy = func(ctx context.Context) {
+						csv := expectCSVSucceeded(ctx, operatorNamespace, csvName(version))
+						AddReportEntry("What OLM made of the fault: the phases of the CSV since the spec began",
+							csvPhasesSince(csv, CurrentSpecReport().StartTime), ReportEntryVisibilityAlways)
+					}
+					By(fmt.Sprintf("setting %d replicas in the CSV of %s", faults.Replicas, version))
+					setCSVReplicas(ctx, operatorNamespace, csvName(version), faults.Replicas)
+					operator.ExpectRolledOut(ctx, faults.Replicas, "with the replicas of its CSV")
+					DeferCleanup(func(ctx context.Context) {
+						setCSVReplicas(ctx, operatorNamespace, csvName(version), 1)
+						operator.ExpectRolledOut(ctx, 1, "with the one replica of its CSV again")
+						expectCSVSucceeded(ctx, operatorNamespace, csvName(version))
+					})
+				})
+				AfterEach(operator.LogsOnFailure)
+				AfterAll(operator.SaveLogs)
+
+				suite.NodeFaultSpecs(faults)
+			})
+	})
 
 	It("is sized through the Subscription: the manager's pod gets the new limits, and the Go runtime's memory limit follows", func(ctx context.Context) {
 		expectSizedBySubscription(ctx, operatorNamespace, packageName, "384Mi")

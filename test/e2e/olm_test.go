@@ -38,6 +38,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apiserver/pkg/authentication/serviceaccount"
 	authnuser "k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/example/foo-operator/test/localcluster"
@@ -110,6 +111,35 @@ func expectCSVSucceeded(ctx context.Context, namespace, name string) *operatorsv
 			"CSV %s/%s is %s (%s): %s", namespace, name, csv.Status.Phase, csv.Status.Reason, csv.Status.Message)
 	}).WithContext(ctx).WithTimeout(installTimeout).Should(Succeed())
 	return csv
+}
+
+// setCSVReplicas sets the replicas of the operator's Deployment in the CSV name, the way a
+// user scales an operator that OLM v0 installed: OLM then applies it to the Deployment.
+func setCSVReplicas(ctx context.Context, namespace, name string, replicas int32) {
+	GinkgoHelper()
+	csv := &operatorsv1alpha1.ClusterServiceVersion{}
+	Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, csv)).To(Succeed())
+	patch := client.MergeFrom(csv.DeepCopy())
+	deployments := csv.Spec.InstallStrategy.StrategySpec.DeploymentSpecs
+	Expect(deployments).To(HaveLen(1), "the Deployments of CSV %s", name)
+	deployments[0].Spec.Replicas = ptr.To(replicas)
+	Expect(k8sClient.Patch(ctx, csv, patch)).To(Succeed())
+}
+
+// csvPhasesSince tells the phases csv went through from since on, as its status records
+// them (OLM keeps the latest of them), or that it stayed in its phase.
+func csvPhasesSince(csv *operatorsv1alpha1.ClusterServiceVersion, since time.Time) string {
+	var phases []string
+	for _, condition := range csv.Status.Conditions {
+		if condition.LastTransitionTime != nil && !condition.LastTransitionTime.Time.Before(since) {
+			phases = append(phases, fmt.Sprintf("%s %s (%s): %s", condition.LastTransitionTime.Format(time.TimeOnly),
+				condition.Phase, condition.Reason, condition.Message))
+		}
+	}
+	if len(phases) == 0 {
+		return fmt.Sprintf("%s throughout (%s)", csv.Status.Phase, csv.Status.Reason)
+	}
+	return strings.Join(phases, "\n")
 }
 
 // managerPod returns the one pod of the operator's Deployment in namespace that is not

@@ -53,6 +53,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
+	"github.com/example/foo-operator/test/harness/suite"
 	"github.com/example/foo-operator/test/localcluster"
 )
 
@@ -175,6 +176,16 @@ var _ = ReportAfterSuite("cluster logs", func(report Report) {
 		return
 	}
 	fmt.Println(cluster.LogTails(100))
+})
+
+// measuredFaults collects the figures of the faults the operator met as OLM installed it (the
+// upgrade under churn, then the node's faults), for the table at the end of the suite.
+var measuredFaults []suite.FaultFigures
+
+// The figures of every fault, as a table for docs/reliability.md; also appended to the file
+// E2E_FAULTS_REPORT names, if any, so that several runs can be compared.
+var _ = ReportAfterSuite("fault figures", func(Report) {
+	suite.ReportFaultTable("Fault figures (OLM v0, from the catalog)", measuredFaults, "E2E_FAULTS_REPORT")
 })
 
 // describePodsOnFailure prints, if the current spec failed, what every pod outside
