@@ -114,11 +114,11 @@ func catalogJourney() {
 		GinkgoHelper()
 		By("deleting the manager's pod once the RBAC of " + previous + " is gone: the new pod runs on " + version + "'s alone")
 		expectNoRBACOf(ctx, operatorNamespace, csvName(previous))
-		pod, err := managerPod(ctx, operatorNamespace)
+		pod, err := installedOperator(operatorNamespace).Pod(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(k8sClient.Delete(ctx, pod)).To(Succeed())
 		Eventually(func(g Gomega) {
-			replacement, err := managerPod(ctx, operatorNamespace)
+			replacement, err := installedOperator(operatorNamespace).Pod(ctx)
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(replacement.UID).NotTo(Equal(pod.UID))
 			g.Expect(replacement.Status.ContainerStatuses).To(ConsistOf(HaveField("Ready", BeTrue())),
@@ -144,7 +144,7 @@ func catalogJourney() {
 			world = suite.NewFriendWorld(ctx, suite.FriendWorldOptions{
 				Client: k8sClient, Namespace: upgradeChurnNamespace, Foos: foos, Friends: friends,
 				PauseImage: cluster.Image("pause"), BusyboxImage: cluster.Image("busybox"),
-				OperatorRestarts: func(ctx context.Context) int32 { return managerRestarts(ctx, operatorNamespace) },
+				OperatorRestarts: func(ctx context.Context) int32 { return installedOperator(operatorNamespace).Restarts(ctx) },
 				ChurnInterval:    upgradeChurnInterval,
 			})
 		})

@@ -41,6 +41,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/example/foo-operator/test/harness/suite"
 	"github.com/example/foo-operator/test/localcluster"
 )
 
@@ -142,38 +143,10 @@ func csvPhasesSince(csv *operatorsv1alpha1.ClusterServiceVersion, since time.Tim
 	return strings.Join(phases, "\n")
 }
 
-// managerPod returns the one pod of the operator's Deployment in namespace that is not
-// being deleted.
-func managerPod(ctx context.Context, namespace string) (*corev1.Pod, error) {
-	var pods corev1.PodList
-	if err := k8sClient.List(ctx, &pods, client.InNamespace(namespace), client.MatchingLabels{"control-plane": "controller-manager"}); err != nil {
-		return nil, err
-	}
-	var live []corev1.Pod
-	for _, pod := range pods.Items {
-		if pod.DeletionTimestamp == nil {
-			live = append(live, pod)
-		}
-	}
-	if len(live) != 1 {
-		return nil, fmt.Errorf("want one pod of the operator in %s, found %d: %s", namespace, len(live),
-			cluster.DescribePods(ctx, namespace, "control-plane=controller-manager"))
-	}
-	return &live[0], nil
-}
-
-// managerRestarts is the sum of the restart counts of the operator's pods in namespace.
-func managerRestarts(ctx context.Context, namespace string) int32 {
-	GinkgoHelper()
-	var pods corev1.PodList
-	Expect(k8sClient.List(ctx, &pods, client.InNamespace(namespace), client.MatchingLabels{"control-plane": "controller-manager"})).To(Succeed())
-	var restarts int32
-	for _, pod := range pods.Items {
-		for _, status := range pod.Status.ContainerStatuses {
-			restarts += status.RestartCount
-		}
-	}
-	return restarts
+// installedOperator is the operator's Deployment in namespace, as OLM installed it: its
+// pods, their restarts and its leader Lease.
+func installedOperator(namespace string) *suite.InstalledOperator {
+	return &suite.InstalledOperator{Cluster: cluster, Client: k8sClient, Namespace: namespace}
 }
 
 // expectManagerRunning waits until the operator's one pod in namespace runs image, ready.
@@ -182,7 +155,7 @@ func expectManagerRunning(ctx context.Context, namespace, image string) *corev1.
 	var pod *corev1.Pod
 	Eventually(func(g Gomega) {
 		var err error
-		pod, err = managerPod(ctx, namespace)
+		pod, err = installedOperator(namespace).Pod(ctx)
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(pod.Spec.Containers[0].Image).To(Equal(image), "the manager's image")
 		g.Expect(pod.Status.ContainerStatuses).To(ConsistOf(HaveField("Ready", BeTrue())), "the manager is ready: %s", localcluster.DescribePod(pod))

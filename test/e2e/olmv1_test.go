@@ -130,7 +130,7 @@ func olmv1Journey() {
 	}, SpecTimeout(10*time.Minute))
 
 	It("runs without an OperatorCondition: says so once, and warns on a Foo that asks to hold upgrades", func(ctx context.Context) {
-		pod, err := managerPod(ctx, operatorNamespace)
+		pod, err := installedOperator(operatorNamespace).Pod(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		var conditions operatorsv2.OperatorConditionList
 		Expect(k8sClient.List(ctx, &conditions, client.InNamespace(operatorNamespace))).To(Succeed())

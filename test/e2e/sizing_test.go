@@ -53,7 +53,7 @@ func expectSizedBySubscription(ctx context.Context, operatorNamespace, subscript
 	var pod *corev1.Pod
 	Eventually(func(g Gomega) {
 		var err error
-		pod, err = managerPod(ctx, operatorNamespace)
+		pod, err = installedOperator(operatorNamespace).Pod(ctx)
 		g.Expect(err).NotTo(HaveOccurred())
 		got := pod.Spec.Containers[0].Resources.Limits[corev1.ResourceMemory]
 		g.Expect(got.Cmp(want)).To(BeZero(), "the memory limit of pod %s: %s", pod.Name, got.String())
