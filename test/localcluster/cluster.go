@@ -31,6 +31,7 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -102,7 +103,9 @@ type Cluster struct {
 	cp        *controlPlane
 	node      *node
 
-	// olmImagesPushed tells that OLM's images are in the registry already.
+	// olmImagesPushed tells that OLM's images are in the registry already; olmImagesMu
+	// holds back an install of one OLM until the other's push of them is done.
+	olmImagesMu     sync.Mutex
 	olmImagesPushed bool
 
 	stopOnce sync.Once
@@ -226,17 +229,20 @@ func (o Options) registryMirrors() []string {
 	return mirrors
 }
 
-// installOLM installs the generations of OLM the options ask for.
+// installOLM installs the generations of OLM the options ask for, side by side: each spends
+// most of its time waiting for its pods to start (about 20 s each), and neither needs the other.
 func (c *Cluster) installOLM(ctx context.Context) error {
+	installs, ctx := errgroup.WithContext(ctx)
 	if c.opts.OLMv0 {
-		if _, err := c.InstallOLMv0(ctx); err != nil {
+		installs.Go(func() error {
+			_, err := c.InstallOLMv0(ctx)
 			return err
-		}
+		})
 	}
 	if c.opts.OLMv1 {
-		return c.InstallOLMv1(ctx)
+		installs.Go(func() error { return c.InstallOLMv1(ctx) })
 	}
-	return nil
+	return installs.Wait()
 }
 
 func (o Options) registryDir(dir string) string {

@@ -227,6 +227,8 @@ func (c *Cluster) prepareOLM(ctx context.Context, module, moduleVariable string)
 				"start the cluster with Options.OLMv0 or OLMv1, or with %s in Options.RegistryMirrors", mirrored, mirrored)
 		}
 	}
+	c.olmImagesMu.Lock()
+	defer c.olmImagesMu.Unlock()
 	if c.olmImagesPushed {
 		return nil
 	}
