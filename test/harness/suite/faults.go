@@ -37,6 +37,11 @@ import (
 // `make deploy` installs it, the OLM suite on the operator as OLM v0 installs it from the
 // catalog: the same specs, from here.
 
+// APIServerRestartLabel labels the fault specs that stop kube-apiserver and start it again
+// (expired watches, the outage): the longest, and the same on every install, since they
+// reach the operator through its apiserver and kubelet. `.ci/run` runs them on one install.
+const APIServerRestartLabel = "apiserver-restart"
+
 // leaderRenewDeadline is how long the manager's leader keeps trying to renew its Lease
 // before it ends (the default of --leader-elect-renew-deadline, which config/manager keeps).
 const leaderRenewDeadline = 10 * time.Second
@@ -117,7 +122,7 @@ func NodeFaultSpecs(faults *NodeFaults) {
 			})
 	})
 
-	It("relists after its watches expire, without a restart unless the apiserver stays down past the renew deadline", func(ctx context.Context) {
+	It("relists after its watches expire, without a restart unless the apiserver stays down past the renew deadline", Label(APIServerRestartLabel), func(ctx context.Context) {
 		cluster := faults.Operator.Cluster
 		var restartsBefore int32
 		var down time.Duration
@@ -158,7 +163,7 @@ func NodeFaultSpecs(faults *NodeFaults) {
 		expectWatchExpired(ctx, faults.Operator, faults.World.Namespace, pods.ResourceVersion)
 	})
 
-	It("comes back from a 30s apiserver outage under the kubelet's back-off, without a crash loop", func(ctx context.Context) {
+	It("comes back from a 30s apiserver outage under the kubelet's back-off, without a crash loop", Label(APIServerRestartLabel), func(ctx context.Context) {
 		const outage = 30 * time.Second
 		cluster := faults.Operator.Cluster
 		var unavailable time.Duration
