@@ -173,21 +173,30 @@ func catalogJourney() {
 			authorized, ok := recorded.authorizedFrom(complete)
 			Expect(ok).To(BeTrue(), "the apiserver allowing the operator's ServiceAccount every request the manager makes, "+
 				"once OLM's bindings for %s all existed (%s)", version, complete.Format(time.StampMilli))
+			// A denial is stamped when the node read the manager's log line: after the apiserver
+			// decided, the manager got the answer and logged it, which took up to 91 ms at the
+			// full size (500 Foos). One stamped within a look (250 ms) of the first allowed look
+			// cannot be told from one decided just before it, and counts with OLM's lag.
+			decidedBy := authorized.Add(handoverPollInterval)
 			var lag, late []string
+			atTheEdge := 0
 			for _, d := range recorded.denials() {
-				if d.at.After(authorized) {
+				if d.at.After(decidedBy) {
 					late = append(late, d.at.Format(time.StampMilli)+" "+d.pod+": "+d.line)
-				} else {
-					lag = append(lag, fmt.Sprintf("%s %s: %s %s/%s in %q", d.at.Format(time.StampMilli), d.pod, d.verb, d.group, d.resource, d.namespace))
+					continue
 				}
+				if d.at.After(authorized) {
+					atTheEdge++
+				}
+				lag = append(lag, fmt.Sprintf("%s %s: %s %s/%s in %q", d.at.Format(time.StampMilli), d.pod, d.verb, d.group, d.resource, d.namespace))
 			}
 			AddReportEntry("OLM's RBAC handover from "+previous+" to "+version, fmt.Sprintf(
 				"the bindings for %s complete at %s: %s\nthe apiserver authorized the manager's requests from %s (%s after)\n"+
-					"the manager pods: %s\n%d denials before: %v",
+					"the manager pods: %s\n%d denials before it, or stamped less than %s after it (%d of them): %v",
 				version, complete.Format(time.StampMilli), strings.Join(bindings, ", "), authorized.Format(time.StampMilli),
-				authorized.Sub(complete).Round(time.Millisecond), recorded.podsSeen(), len(lag), lag),
+				authorized.Sub(complete).Round(time.Millisecond), recorded.podsSeen(), len(lag), handoverPollInterval, atTheEdge, lag),
 				ReportEntryVisibilityAlways)
-			Expect(late).To(BeEmpty(), "requests denied to the managers after the apiserver authorized them, once OLM's bindings for %s all existed (%s)",
+			Expect(late).To(BeEmpty(), "requests denied to the managers after the apiserver authorized them, once OLM's bindings for %s all existed (%s, and a look later)",
 				version, authorized.Format(time.StampMilli))
 			expectSameFoos(ctx, storyNamespace, stories)
 			expectRunsOnItsOwnRBAC(ctx, previous, version)
