@@ -196,8 +196,8 @@ func catalogJourney() {
 				version, complete.Format(time.StampMilli), strings.Join(bindings, ", "), authorized.Format(time.StampMilli),
 				authorized.Sub(complete).Round(time.Millisecond), recorded.podsSeen(), len(lag), handoverPollInterval, atTheEdge, lag),
 				ReportEntryVisibilityAlways)
-			Expect(late).To(BeEmpty(), "requests denied to the managers after the apiserver authorized them, once OLM's bindings for %s all existed (%s, and a look later)",
-				version, authorized.Format(time.StampMilli))
+			Expect(late).To(BeEmpty(), "requests denied to the managers after the apiserver authorized them, "+
+				"once OLM's bindings for %s all existed (%s, and a look later)", version, authorized.Format(time.StampMilli))
 			expectSameFoos(ctx, storyNamespace, stories)
 			expectRunsOnItsOwnRBAC(ctx, previous, version)
 		}, SpecTimeout(15*time.Minute))

@@ -122,77 +122,79 @@ func NodeFaultSpecs(faults *NodeFaults) {
 			})
 	})
 
-	It("relists after its watches expire, without a restart unless the apiserver stays down past the renew deadline", Label(APIServerRestartLabel), func(ctx context.Context) {
-		cluster := faults.Operator.Cluster
-		var restartsBefore int32
-		var down time.Duration
-		// A witness of what the managers' watches meet: the resourceVersion of the pods just
-		// before the fault, no older than any the managers watch from.
-		var pods corev1.PodList
-		faults.underChurn(ctx, "Watches expired",
-			"kube-apiserver SIGKILLed, etcd compacted, kube-apiserver started again: every watch resumes from a compacted revision",
-			func(ctx context.Context, _ *FaultFigures) {
-				Expect(faults.Operator.Client.List(ctx, &pods, client.InNamespace(faults.World.Namespace))).To(Succeed())
-				// Counted at the kill, not when the spec starts: a replica the previous fault
-				// made exit can come back under the kubelet's back-off after that spec ended
-				// (seen: one came back 10s before this kill), and that restart is not this fault's.
-				restartsBefore = faults.Operator.Restarts(ctx)
-				killed := time.Now()
-				cluster.KillAPIServer()
-				revision, err := cluster.CompactEtcd(ctx)
-				Expect(err).NotTo(HaveOccurred())
-				Expect(cluster.StartAPIServer(ctx)).To(Succeed())
-				down = time.Since(killed)
-				AddReportEntry("Watches expired: apiserver down, etcd compacted at revision", fmt.Sprintf("%s, %d", down.Round(100*time.Millisecond), revision))
-			})
-		// The fault is meant to be shorter than the leader's renew deadline (10s, the manager's
-		// default), so that no process has a reason to end. On a loaded machine kube-apiserver
-		// can take longer to be ready again (measured: down 6.3s to 34s). A leader that could
-		// not renew for that long ends by design; in the run where it was down 34s, each of
-		// the two replicas restarted once. One restart per replica is then allowed.
-		allowedRestarts := restartsBefore
-		if down >= leaderRenewDeadline {
-			allowedRestarts += faults.Replicas
-			AddReportEntry("Watches expired: the apiserver was down longer than the leader's renew deadline", down.String())
-		}
-		Expect(faults.Operator.Restarts(ctx)).To(BeNumerically("<=", allowedRestarts),
-			"restarts of the operator's containers, with the apiserver down %s", down.Round(100*time.Millisecond))
-		// The fault really expired the watches: one resumed from a resourceVersion of before
-		// it is answered 410 Gone, which the managers' watches met too and went on from by
-		// listing again (the Foos converged).
-		expectWatchExpired(ctx, faults.Operator, faults.World.Namespace, pods.ResourceVersion)
-	})
+	It("relists after its watches expire, without a restart unless the apiserver stays down past the renew deadline",
+		Label(APIServerRestartLabel), func(ctx context.Context) {
+			cluster := faults.Operator.Cluster
+			var restartsBefore int32
+			var down time.Duration
+			// A witness of what the managers' watches meet: the resourceVersion of the pods just
+			// before the fault, no older than any the managers watch from.
+			var pods corev1.PodList
+			faults.underChurn(ctx, "Watches expired",
+				"kube-apiserver SIGKILLed, etcd compacted, kube-apiserver started again: every watch resumes from a compacted revision",
+				func(ctx context.Context, _ *FaultFigures) {
+					Expect(faults.Operator.Client.List(ctx, &pods, client.InNamespace(faults.World.Namespace))).To(Succeed())
+					// Counted at the kill, not when the spec starts: a replica the previous fault
+					// made exit can come back under the kubelet's back-off after that spec ended
+					// (seen: one came back 10s before this kill), and that restart is not this fault's.
+					restartsBefore = faults.Operator.Restarts(ctx)
+					killed := time.Now()
+					cluster.KillAPIServer()
+					revision, err := cluster.CompactEtcd(ctx)
+					Expect(err).NotTo(HaveOccurred())
+					Expect(cluster.StartAPIServer(ctx)).To(Succeed())
+					down = time.Since(killed)
+					AddReportEntry("Watches expired: apiserver down, etcd compacted at revision", fmt.Sprintf("%s, %d", down.Round(100*time.Millisecond), revision))
+				})
+			// The fault is meant to be shorter than the leader's renew deadline (10s, the manager's
+			// default), so that no process has a reason to end. On a loaded machine kube-apiserver
+			// can take longer to be ready again (measured: down 6.3s to 34s). A leader that could
+			// not renew for that long ends by design; in the run where it was down 34s, each of
+			// the two replicas restarted once. One restart per replica is then allowed.
+			allowedRestarts := restartsBefore
+			if down >= leaderRenewDeadline {
+				allowedRestarts += faults.Replicas
+				AddReportEntry("Watches expired: the apiserver was down longer than the leader's renew deadline", down.String())
+			}
+			Expect(faults.Operator.Restarts(ctx)).To(BeNumerically("<=", allowedRestarts),
+				"restarts of the operator's containers, with the apiserver down %s", down.Round(100*time.Millisecond))
+			// The fault really expired the watches: one resumed from a resourceVersion of before
+			// it is answered 410 Gone, which the managers' watches met too and went on from by
+			// listing again (the Foos converged).
+			expectWatchExpired(ctx, faults.Operator, faults.World.Namespace, pods.ResourceVersion)
+		})
 
-	It("comes back from a 30s apiserver outage under the kubelet's back-off, without a crash loop", Label(APIServerRestartLabel), func(ctx context.Context) {
-		const outage = 30 * time.Second
-		cluster := faults.Operator.Cluster
-		var unavailable time.Duration
-		figures := faults.underChurn(ctx, "Apiserver outage", fmt.Sprintf("kube-apiserver stopped (SIGTERM) for %s and started again", outage),
-			func(ctx context.Context, _ *FaultFigures) {
-				stopping := time.Now()
-				Expect(cluster.StopAPIServer()).To(Succeed())
-				time.Sleep(max(0, outage-time.Since(stopping)))
-				Expect(cluster.StartAPIServer(ctx)).To(Succeed())
-				ready := time.Now()
-				// The apiserver is back for the operator's pods only once kube-proxy has its
-				// endpoint again: measured from here on.
-				Expect(cluster.AwaitKubernetesService(ctx, 2*time.Minute)).To(Succeed())
-				unavailable = time.Since(stopping)
-				AddReportEntry("Apiserver outage: the kubernetes Service reachable from the node after kube-apiserver was ready",
-					time.Since(ready).Round(100*time.Millisecond).String())
-			})
-		// A leader that cannot renew its Lease ends its process, which the kubelet restarts
-		// after its back-off (10s, doubling); a standby only keeps trying, and a replica
-		// started while the apiserver is away waits for it (45s at most). So each replica
-		// restarts at most once for its own exit plus once per back-off begun in the outage.
-		Expect(figures.Restarts).To(BeNumerically("<=", faults.Replicas*KubeletRestartsBound(unavailable)),
-			"restarts of the operator's containers for an apiserver unavailable to pods for %s", unavailable.Round(time.Second))
-		// Once every replica is up again, it stays up: no crash loop.
-		restarts := faults.Operator.Restarts(ctx)
-		Consistently(faults.Operator.Restarts).WithContext(ctx).WithTimeout(15*time.Second).WithPolling(time.Second).Should(Equal(restarts),
-			"restarts of the operator's containers once they are all up again after the outage: no crash loop")
-		faults.Operator.ExpectReady(ctx)
-	})
+	It("comes back from a 30s apiserver outage under the kubelet's back-off, without a crash loop",
+		Label(APIServerRestartLabel), func(ctx context.Context) {
+			const outage = 30 * time.Second
+			cluster := faults.Operator.Cluster
+			var unavailable time.Duration
+			figures := faults.underChurn(ctx, "Apiserver outage", fmt.Sprintf("kube-apiserver stopped (SIGTERM) for %s and started again", outage),
+				func(ctx context.Context, _ *FaultFigures) {
+					stopping := time.Now()
+					Expect(cluster.StopAPIServer()).To(Succeed())
+					time.Sleep(max(0, outage-time.Since(stopping)))
+					Expect(cluster.StartAPIServer(ctx)).To(Succeed())
+					ready := time.Now()
+					// The apiserver is back for the operator's pods only once kube-proxy has its
+					// endpoint again: measured from here on.
+					Expect(cluster.AwaitKubernetesService(ctx, 2*time.Minute)).To(Succeed())
+					unavailable = time.Since(stopping)
+					AddReportEntry("Apiserver outage: the kubernetes Service reachable from the node after kube-apiserver was ready",
+						time.Since(ready).Round(100*time.Millisecond).String())
+				})
+			// A leader that cannot renew its Lease ends its process, which the kubelet restarts
+			// after its back-off (10s, doubling); a standby only keeps trying, and a replica
+			// started while the apiserver is away waits for it (45s at most). So each replica
+			// restarts at most once for its own exit plus once per back-off begun in the outage.
+			Expect(figures.Restarts).To(BeNumerically("<=", faults.Replicas*KubeletRestartsBound(unavailable)),
+				"restarts of the operator's containers for an apiserver unavailable to pods for %s", unavailable.Round(time.Second))
+			// Once every replica is up again, it stays up: no crash loop.
+			restarts := faults.Operator.Restarts(ctx)
+			Consistently(faults.Operator.Restarts).WithContext(ctx).WithTimeout(15*time.Second).WithPolling(time.Second).Should(Equal(restarts),
+				"restarts of the operator's containers once they are all up again after the outage: no crash loop")
+			faults.Operator.ExpectReady(ctx)
+		})
 }
 
 // KubeletRestartsBound is the most restarts of one container that exits when it loses the
