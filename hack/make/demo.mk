@@ -29,7 +29,7 @@ $(error OLM must be v0, v1 or both, not "$(OLM)")
 endif
 
 .PHONY: cluster
-cluster: node imagebuilder kustomize controller-gen demo-program demo-kubectl $(if $(OLM),olm-images operator-sdk) ## Leave a local cluster with a real node and an image registry running, for kubectl and make (as root); OLM=v0, v1 or both installs OLM on it.
+cluster: node imagebuilder kustomize controller-gen demo-program demo-kubectl $(if $(OLM),olm-images operator-sdk olm-modules) ## Leave a local cluster with a real node and an image registry running, for kubectl and make (as root); OLM=v0, v1 or both installs OLM on it.
 	@mkdir -p $(DEMO_DIR)/bin && ln -sf $(DEMO_KUBECTL) $(DEMO_DIR)/bin/kubectl
 	@$(if $(OLM),ln -sf $(OPERATOR_SDK) $(DEMO_DIR)/bin/operator-sdk)
 	@$(NODE_ENV) $(OLM_ENV) $(DEMO) --cluster --olm "$(OLM)"

@@ -121,7 +121,7 @@ endif
 	$(OPM) generate dockerfile $(CATALOG_BUILD_DIR) --builder-image $(OPM_IMAGE) --base-image $(OPM_IMAGE)
 
 .PHONY: catalog-build
-catalog-build: catalog $(IMAGE_TOOL_DEPS) $(if $(filter imagebuilder,$(CONTAINER_TOOL)),opm-image) ## Build the catalog image CATALOG_IMG of VERSION from its catalog.Dockerfile.
+catalog-build: $(if $(filter imagebuilder,$(CONTAINER_TOOL)),image-packages) catalog $(IMAGE_TOOL_DEPS) $(if $(filter imagebuilder,$(CONTAINER_TOOL)),opm-image) ## Build the catalog image CATALOG_IMG of VERSION from its catalog.Dockerfile.
 ifeq ($(CONTAINER_TOOL),imagebuilder)
 	$(IMAGEBUILDER) catalog --store $(IMAGE_STORE) --configs $(CATALOG_BUILD_DIR) --base $(OPM_IMAGE) --opm $(OPM) --tag $(CATALOG_IMG)
 else
@@ -141,7 +141,7 @@ endif
 # reference whichever CONTAINER_TOOL builds it. Its binaries are static, for this machine's
 # architecture.
 .PHONY: opm-image
-opm-image: imagebuilder opm-static grpc-health-probe
+opm-image: image-packages imagebuilder opm-static grpc-health-probe
 	@$(IMAGEBUILDER) opm --store $(IMAGE_STORE) --opm $(OPM_STATIC) --health-probe $(GRPC_HEALTH_PROBE) --busybox $$(command -v busybox) \
 		--platform $(OPM_IMAGE_PLATFORM) --tag $(OPM_IMAGE)
 

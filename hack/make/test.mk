@@ -49,7 +49,7 @@ E2E_FAULTS_REPORT ?=
 # of their own (operator-sdk writes there); GOCACHE and GOMODCACHE keep `make deploy`'s Go
 # builds on this machine's caches, since there is no route out.
 .PHONY: test-e2e
-test-e2e: $(if $(E2E_REUSE_IMAGES),,test-images-build) suite-tools ## Install, upgrade and uninstall the operator with OLM running on a local cluster's node: run bundle, catalog, make deploy, scorecard, OLM v1 (as root).
+test-e2e: node-packages $(if $(E2E_REUSE_IMAGES),,test-images-build) suite-tools olm-modules ## Install, upgrade and uninstall the operator with OLM running on a local cluster's node: run bundle, catalog, make deploy, scorecard, OLM v1 (as root).
 	$(GO_ENV) go vet -tags e2e ./test/e2e/...
 	$(GO_ENV) go test -c -tags e2e -o $(E2E_TEST) ./test/e2e
 	cd test/e2e && $(NODE_ENV) $(OLM_ENV) OPERATOR_SDK="$(OPERATOR_SDK)" OPM="$(OPM)" IMAGEBUILDER="$(IMAGEBUILDER)" CRANE="$(CRANE)" LOCALBIN="$(LOCALBIN)" \
@@ -117,7 +117,7 @@ IMAGE_TEST_ENV = LOCALBIN="$(LOCALBIN)" IMAGE_TAG_BASE="$(IMAGE_TEST_BASE)" IMAG
 # copy of the project (the publishing targets regenerate bundle/ and catalog/ for
 # IMAGE_TAG_BASE), into IMAGE_TEST_DIR/store; test-images and test-e2e push them.
 .PHONY: test-images-build
-test-images-build: registry opm operator-sdk imagebuilder stage-bundle kustomize controller-gen
+test-images-build: image-test-packages registry opm operator-sdk imagebuilder stage-bundle kustomize controller-gen
 	@rm -rf $(IMAGE_TEST_DIR) && mkdir -p $(IMAGE_TEST_DIR)/checkout
 	@tar -c --exclude=./bin --exclude=./.demo --exclude=./bench-results . | tar -x -C $(IMAGE_TEST_DIR)/checkout
 	@start=$$(date +%s); \

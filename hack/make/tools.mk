@@ -143,17 +143,38 @@ COREDNS ?= $(LOCALBIN)/coredns-$(COREDNS_VERSION)
 # NODE_IMAGES is the OCI image layout of the images the node pulls from the local registry:
 # pause, coredns, and the tests' busybox and httpget.
 NODE_IMAGES ?= $(LOCALBIN)/node-images
-NODE_PACKAGES := runc containernetworking-plugins tini iptables nftables conntrack busybox-static
 NODE_ENV = KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" CONTAINERD="$(CONTAINERD)" REGISTRY_SERVER="$(REGISTRY_SERVER)" NODE_IMAGES="$(NODE_IMAGES)"
 
-.PHONY: node
-node: envtest kube-controller-manager registry $(KUBE_SCHEDULER) $(KUBELET) $(KUBE_PROXY) $(CONTAINERD)/containerd node-images node-packages ## Build the local cluster's node (about 10 minutes the first time).
+# check-packages fails at once, naming what to install, unless every command=package pair
+# of $(1) has its command (a name on PATH, or a path): a target that needs Debian packages
+# checks them before it builds anything, so a missing one costs no minutes of builds.
+define check-packages
+@missing=""; for pair in $(1); do command -v "$${pair%%=*}" >/dev/null || \
+		case " $$missing " in *" $${pair#*=} "*) ;; *) missing="$$missing $${pair#*=}" ;; esac; done; \
+	if [ -n "$$missing" ]; then echo "make $(MAKECMDGOALS) needs the Debian packages$$missing: apt-get install$$missing" >&2; exit 1; fi
+endef
 
-.PHONY: node-packages
-node-packages:
-	@missing=""; for tool in runc tini nft iptables conntrack busybox; do command -v $$tool >/dev/null || missing="$$missing $$tool"; done; \
-		[ -x /usr/lib/cni/bridge ] || missing="$$missing cni-plugins"; \
-		if [ -n "$$missing" ]; then echo "The node needs$$missing: apt-get install $(NODE_PACKAGES)" >&2; exit 1; fi
+# IMAGE_PACKAGES are what imagebuilder takes from this machine for the opm and OLM images:
+# busybox's static binary, the shell the opm image keeps as upstream's does.
+IMAGE_PACKAGES := busybox=busybox-static
+# NETNS_PACKAGES make and enter the network namespaces the image tests and the local
+# cluster run in.
+NETNS_PACKAGES := ip=iproute2 unshare=util-linux nsenter=util-linux
+# NODE_PACKAGES are what the local cluster's node runs besides what is built here: runc,
+# the CNI plugins, tini, the netfilter tools and busybox.
+NODE_PACKAGES := runc=runc /usr/lib/cni/bridge=containernetworking-plugins tini=tini iptables=iptables \
+	nft=nftables conntrack=conntrack $(IMAGE_PACKAGES) $(NETNS_PACKAGES)
+
+.PHONY: node-packages image-packages image-test-packages
+node-packages: ## Check that the Debian packages the local cluster's node needs are installed.
+	$(call check-packages,$(NODE_PACKAGES))
+image-packages:
+	$(call check-packages,$(IMAGE_PACKAGES))
+image-test-packages:
+	$(call check-packages,$(IMAGE_PACKAGES) $(NETNS_PACKAGES))
+
+.PHONY: node
+node: node-packages envtest kube-controller-manager registry $(KUBE_SCHEDULER) $(KUBELET) $(KUBE_PROXY) $(CONTAINERD)/containerd node-images ## Build the local cluster's node (about 10 minutes the first time).
 
 $(KUBE_SCHEDULER):
 	$(call go-build-tool,$@,hack/tools/kubernetes,k8s.io/kubernetes/cmd/kube-scheduler,-ldflags "$(KUBE_APISERVER_LDFLAGS)")
@@ -184,7 +205,7 @@ NODE_IMAGE_SOURCES := $(wildcard test/localcluster/images/*/*.go)
 
 .PHONY: node-images
 node-images: $(NODE_IMAGES)/index.json ## Build the images the local node pulls: pause, coredns, busybox, httpget.
-$(NODE_IMAGES)/index.json: $(COREDNS) $(NODE_IMAGE_SOURCES) $(IMAGEBUILDER) | node-packages
+$(NODE_IMAGES)/index.json: $(COREDNS) $(NODE_IMAGE_SOURCES) $(IMAGEBUILDER) | image-packages
 	@rm -rf $(NODE_IMAGES)
 	@$(IMAGEBUILDER) node --store $(NODE_IMAGES) --coredns $(COREDNS) --coredns-tag $(COREDNS_VERSION) --busybox $$(command -v busybox)
 
@@ -258,6 +279,9 @@ $(OLM_BIN)/olm:
 # controller-runtime and Helm operator-sdk links, so most of what they need is compiled once.
 OLMV1_PKG := github.com/operator-framework/operator-controller
 OLMV1_FLAGS := -tags containers_image_openpgp -ldflags "-s -w -X $(OLMV1_PKG)/internal/shared/version.version=$(OLMV1_VERSION)"
+# OLMV1_MODULE is operator-controller's module where Go keeps it. Like OLM_MODULE, it is read
+# when a recipe runs, after that recipe's prerequisite olm-modules has downloaded both: on a
+# fresh machine no other target may have.
 OLMV1_MODULE = $(shell cd hack/tools/operator-sdk && go list -m -f '{{.Dir}}' $(OLMV1_PKG))
 
 .PHONY: olmv1
@@ -285,9 +309,14 @@ OLM_ENV = OLM_MODULE="$(OLM_MODULE)" OLMV1_MODULE="$(OLMV1_MODULE)" HELM="$(HELM
 # from its chart and values.
 OLM_MODULE = $(shell cd hack/tools/olm && go list -m -f '{{.Dir}}' $(OLM_PKG))
 
+.PHONY: olm-modules
+olm-modules: ## Download the modules of OLM and OLM v1, whose files the local cluster and crd-upgrade-safety read.
+	@cd hack/tools/olm && go mod download $(OLM_PKG)
+	@cd hack/tools/operator-sdk && go mod download $(OLMV1_PKG)
+
 .PHONY: olm-images
-olm-images: $(OLM_IMAGES)/index.json helm kustomize ## Build the images a local cluster with OLM publishes: OLM v0's and v1's, opm's, scorecard-test, an empty index.
-$(OLM_IMAGES)/index.json: $(OLM_BIN)/olm $(OLMV1_BIN)/operator-controller $(SCORECARD_TEST) $(OPM) $(IMAGEBUILDER)
+olm-images: image-packages $(OLM_IMAGES)/index.json helm kustomize ## Build the images a local cluster with OLM publishes: OLM v0's and v1's, opm's, scorecard-test, an empty index.
+$(OLM_IMAGES)/index.json: $(OLM_BIN)/olm $(OLMV1_BIN)/operator-controller $(SCORECARD_TEST) $(OPM) $(IMAGEBUILDER) | image-packages
 	@start=$$(date +%s); store=$(OLM_IMAGES).tmp; rm -rf $$store $(OLM_IMAGES).empty-configs; \
 		$(IMAGEBUILDER) olm --store $$store --bin $(OLM_BIN) --busybox $$(command -v busybox) --platform linux/$(GOARCH) \
 			--tag $(OLM_IMAGE_REPOSITORY)/olm:$(OLM_VERSION) && \
@@ -315,7 +344,7 @@ CRD_UPGRADE_SAFETY ?= $(LOCALBIN)/crd-upgrade-safety-$(OLMV1_VERSION)
 
 .PHONY: crd-upgrade-safety-tool
 crd-upgrade-safety-tool: $(CRD_UPGRADE_SAFETY)
-$(CRD_UPGRADE_SAFETY): hack/crd-upgrade-safety/main.go
+$(CRD_UPGRADE_SAFETY): hack/crd-upgrade-safety/main.go | olm-modules
 	@mkdir -p $(dir $@)
 	@echo "==> Building crd-upgrade-safety inside operator-controller $(OLMV1_VERSION)'s module (first use only)"
 	@start=$$(date +%s); module="$(OLMV1_MODULE)"; \
