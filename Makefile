@@ -106,10 +106,10 @@ tidy: ## Tidy go.mod of the operator and of every tools module.
 	@for dir in $(TOOLS_MODULES); do (cd $$dir && go mod tidy); done
 
 .PHONY: verify
-verify: ## Regenerate every generated file (code, manifests, bundle, catalog) and fail if any was stale; check the CRD's upgrade safety.
+verify: ## Regenerate every generated file (code, manifests, bundle, catalog, installer, Helm chart) and fail if any was stale; check the CRD's upgrade safety.
 	@snapshot() { git status --porcelain=v1 --untracked-files=all; git diff --no-ext-diff; }; \
 	before=$$(snapshot | sha256sum); \
-	$(MAKE) --no-print-directory manifests generate api-docs fmt tidy bundle catalog; \
+	$(MAKE) --no-print-directory manifests generate api-docs fmt tidy bundle catalog helm-chart; \
 	if [ "$$(snapshot | sha256sum)" != "$$before" ]; then \
 		echo "Generated files were stale and have been regenerated; review and commit:"; \
 		git status --short; \
@@ -192,6 +192,8 @@ include hack/make/bench.mk
 
 include hack/make/olm.mk
 
+include hack/make/installers.mk
+
 ##@ Deployment
 
 ifndef ignore-not-found
@@ -213,10 +215,7 @@ DEPLOY_OVERLAY = $(CHECKOUT_BIN)/deploy
 .PHONY: deploy
 deploy: manifests kustomize ## Deploy the operator with image IMG into the cluster of the current kubeconfig.
 	@rm -rf $(DEPLOY_OVERLAY) && mkdir -p $(DEPLOY_OVERLAY)
-	@printf '%s\n' 'resources:' "- $$(realpath --relative-to=$(DEPLOY_OVERLAY) config/default)" 'patches:' '- target:' \
-		'    kind: Deployment' '    labelSelector: control-plane=controller-manager' '  patch: |-' \
-		'    - op: replace' '      path: /spec/template/spec/containers/0/image' '      value: $(IMG)' \
-		> $(DEPLOY_OVERLAY)/kustomization.yaml
+	@$(call write-image-overlay,$(DEPLOY_OVERLAY),$$(realpath --relative-to=$(DEPLOY_OVERLAY) config/default),$(IMG))
 	$(KUSTOMIZE) build $(DEPLOY_OVERLAY) | $(KUBECTL) apply -f -
 
 .PHONY: undeploy

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Cuts a release of the operator: freezes the release built so far (bundle/ and the commit
-# its manager is built from) under releases/, appends VERSION to the stable channel of the
-# file-based catalog, replacing the newest release and skipping every earlier one, and makes
-# VERSION the version that `make bundle` and `make catalog` build. Frozen releases are never
-# edited again; their images are rebuilt from them for any IMAGE_TAG_BASE. `make release
-# VERSION=x.y.z` runs this, then renders the catalog.
+# Cuts a release of the operator: freezes the release built so far (bundle/, the installer and
+# the Helm chart in dist/, and the commit its manager is built from) under releases/, appends
+# VERSION to the stable channel of the file-based catalog, replacing the newest release and
+# skipping every earlier one, and makes VERSION the version that `make bundle` and `make
+# catalog` build. Frozen releases are never edited again; their images are rebuilt from them
+# for any IMAGE_TAG_BASE. `make release VERSION=x.y.z` runs this, then renders the catalog,
+# the installer and the chart of VERSION.
 set -euo pipefail
 
 version=${1:?usage: release.sh VERSION PACKAGE_CATALOG_DIR CSV_BASE}
@@ -32,7 +33,7 @@ fi
 if [[ -n $newest ]]; then
   # The manager of the frozen release is built from the commit that is checked out now, so
   # its sources must be committed as they are.
-  if [[ -n $(git status --porcelain -- cmd api internal go.mod go.sum Dockerfile bundle bundle.Dockerfile) ]]; then
+  if [[ -n $(git status --porcelain -- cmd api internal go.mod go.sum Dockerfile bundle bundle.Dockerfile dist) ]]; then
     fail "commit the sources of $newest first: its manager is built from the commit checked out"
   fi
   frozen=releases/$newest
@@ -40,6 +41,9 @@ if [[ -n $newest ]]; then
   echo "==> Freezing release $newest (bundle/ and commit $(git rev-parse --short HEAD)) into $frozen"
   mkdir -p "$frozen"
   cp -R bundle/manifests bundle/metadata bundle/tests "$frozen/"
+  # The installers of clusters without OLM: the one file for kubectl, and the Helm chart.
+  cp dist/install.yaml "$frozen/install.yaml"
+  cp -R dist/chart "$frozen/chart"
   git rev-parse HEAD >"$frozen/source-commit"
 fi
 

@@ -22,16 +22,16 @@ demo-node: node imagebuilder kustomize controller-gen demo-program demo-kubectl 
 
 # OLM names the OLM generations `make cluster` installs on the cluster: v0, v1 or both (none
 # by default). Their images and the images their tools need are built and published in the
-# cluster's registry, and operator-sdk is put on the PATH that .demo/cluster.env sets.
+# cluster's registry, and operator-sdk and helm are put on the PATH that .demo/cluster.env sets.
 OLM ?=
 ifneq ($(filter-out v0 v1 both,$(OLM)),)
 $(error OLM must be v0, v1 or both, not "$(OLM)")
 endif
 
 .PHONY: cluster
-cluster: node imagebuilder kustomize controller-gen demo-program demo-kubectl $(if $(OLM),olm-images operator-sdk olm-modules) ## Leave a local cluster with a real node and an image registry running, for kubectl and make (as root); OLM=v0, v1 or both installs OLM on it.
+cluster: node imagebuilder kustomize controller-gen demo-program demo-kubectl $(if $(OLM),olm-images operator-sdk helm olm-modules) ## Leave a local cluster with a real node and an image registry running, for kubectl and make (as root); OLM=v0, v1 or both installs OLM on it.
 	@mkdir -p $(DEMO_DIR)/bin && ln -sf $(DEMO_KUBECTL) $(DEMO_DIR)/bin/kubectl
-	@$(if $(OLM),ln -sf $(OPERATOR_SDK) $(DEMO_DIR)/bin/operator-sdk)
+	@$(if $(OLM),ln -sf $(OPERATOR_SDK) $(DEMO_DIR)/bin/operator-sdk && ln -sf $(HELM) $(DEMO_DIR)/bin/helm)
 	@$(NODE_ENV) $(OLM_ENV) $(DEMO) --cluster --olm "$(OLM)"
 
 .PHONY: cluster-down

@@ -145,14 +145,15 @@ opm-image: image-packages imagebuilder opm-static grpc-health-probe
 	@$(IMAGEBUILDER) opm --store $(IMAGE_STORE) --opm $(OPM_STATIC) --health-probe $(GRPC_HEALTH_PROBE) --busybox $$(command -v busybox) \
 		--platform $(OPM_IMAGE_PLATFORM) --tag $(OPM_IMAGE)
 
-# images builds every image of every release (manager, bundle), then the catalog image, each
-# naming the others by tag (no registry is needed to build them); images-push pushes them.
-# The catalog names the bundles of every release under IMAGE_TAG_BASE, so all of them are
-# published together. publish does both with every reference pinned by digest instead.
+# images builds every image of every release (manager, bundle) and packages its Helm chart,
+# then builds the catalog image, each naming the others by tag (no registry is needed to
+# build them); images-push pushes them. The catalog names the bundles of every release under
+# IMAGE_TAG_BASE, so all of them are published together. publish does both with every
+# reference pinned by digest instead.
 .PHONY: images
-images: ## Build the manager and bundle images of every release and the catalog image, all under IMAGE_TAG_BASE.
+images: ## Build the manager and bundle images and the Helm chart of every release and the catalog image, all under IMAGE_TAG_BASE.
 	@for version in $(RELEASES) $(VERSION); do \
-		$(MAKE) --no-print-directory docker-build bundle-build VERSION=$$version \
+		$(MAKE) --no-print-directory docker-build bundle-build chart-build VERSION=$$version \
 			IMG=$(IMAGE_TAG_BASE):v$$version BUNDLE_IMG=$(IMAGE_TAG_BASE)-bundle:v$$version || exit 1; \
 	done
 	@$(MAKE) --no-print-directory catalog-build
@@ -160,18 +161,21 @@ images: ## Build the manager and bundle images of every release and the catalog 
 .PHONY: images-push
 images-push: ## Push what `make images` built.
 	@for version in $(RELEASES) $(VERSION); do \
-		$(MAKE) --no-print-directory docker-push bundle-push VERSION=$$version \
+		$(MAKE) --no-print-directory docker-push bundle-push chart-push VERSION=$$version \
 			IMG=$(IMAGE_TAG_BASE):v$$version BUNDLE_IMG=$(IMAGE_TAG_BASE)-bundle:v$$version || exit 1; \
 	done
 	@$(MAKE) --no-print-directory catalog-push
 
-# publish builds and pushes, release after release, the manager image and then the bundle
-# image, its images pinned by digest (USE_IMAGE_DIGESTS=true: the bundle resolves the manager
-# image it has just pushed); then the catalog image, which names every bundle by digest.
+# publish builds and pushes, release after release, the manager image, then the bundle image
+# and the Helm chart, which name it by its digest (USE_IMAGE_DIGESTS=true: they resolve the
+# manager image just pushed), and renders the release's installer, pinned the same way (into
+# dist/, or bin/releases/<version>/ for an earlier release: attach it to the release); then
+# the catalog image, which names every bundle by digest.
 .PHONY: publish
-publish: ## Build and push every image a cluster installing the operator pulls, under IMAGE_TAG_BASE, each named by digest.
+publish: ## Build and push every image and chart a cluster installing the operator pulls, under IMAGE_TAG_BASE, each naming the manager by digest; render each release's installer so.
 	@for version in $(RELEASES) $(VERSION); do \
-		$(MAKE) --no-print-directory docker-build docker-push bundle-build bundle-push VERSION=$$version USE_IMAGE_DIGESTS=true \
+		$(MAKE) --no-print-directory docker-build docker-push bundle-build bundle-push chart-build chart-push build-installer \
+			VERSION=$$version USE_IMAGE_DIGESTS=true \
 			IMG=$(IMAGE_TAG_BASE):v$$version BUNDLE_IMG=$(IMAGE_TAG_BASE)-bundle:v$$version || exit 1; \
 	done
 	@$(MAKE) --no-print-directory catalog-build catalog-push USE_IMAGE_DIGESTS=true
@@ -198,6 +202,6 @@ operatorhub: stage-bundle ## Write every release in the community-operators layo
 	@echo "==> Wrote releases $(RELEASES) $(VERSION) for community-operators into $(OPERATORHUB_DIR)"
 
 .PHONY: release
-release: opm ## Cut release VERSION: add it to the stable channel after the newest release, then regenerate the bundle and catalog.
+release: opm ## Cut release VERSION: add it to the stable channel after the newest release, then regenerate the bundle, catalog, installer and chart.
 	hack/release.sh $(VERSION) $(PACKAGE_CATALOG) $(CSV_BASE)
-	$(MAKE) --no-print-directory catalog VERSION=$(VERSION)
+	$(MAKE) --no-print-directory catalog helm-chart VERSION=$(VERSION)

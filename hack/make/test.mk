@@ -6,11 +6,12 @@
 # the kubectl whose output they check, opm to validate the catalog, operator-sdk to validate
 # the OperatorHub submission and to scaffold into a copy of the project (with controller-gen
 # to generate what it scaffolded), the registry the local-cluster library runs, and OLM v1's
-# CRD upgrade safety preflight, which `make verify` runs on the CRD.
-TEST_ENV = KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" KUSTOMIZE="$(KUSTOMIZE)" TEST_ASSET_KUBECTL="$(KUBECTL_LOCAL)" OPM="$(OPM)" OPERATOR_SDK="$(OPERATOR_SDK)" CONTROLLER_GEN="$(CONTROLLER_GEN)" REGISTRY_SERVER="$(REGISTRY_SERVER)" CRD_UPGRADE_SAFETY="$(CRD_UPGRADE_SAFETY)"
+# CRD upgrade safety preflight, which `make verify` runs on the CRD, and helm, which lints and
+# renders the Helm charts.
+TEST_ENV = KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" KUSTOMIZE="$(KUSTOMIZE)" TEST_ASSET_KUBECTL="$(KUBECTL_LOCAL)" OPM="$(OPM)" OPERATOR_SDK="$(OPERATOR_SDK)" CONTROLLER_GEN="$(CONTROLLER_GEN)" REGISTRY_SERVER="$(REGISTRY_SERVER)" CRD_UPGRADE_SAFETY="$(CRD_UPGRADE_SAFETY)" HELM="$(HELM)"
 
 .PHONY: test
-test: manifests generate fmt vet envtest kustomize kubectl opm operator-sdk stage-bundle registry crd-upgrade-safety-tool ## Run all tests but the long reliability ones against a local kube-apiserver and etcd (built on first use).
+test: manifests generate fmt vet envtest kustomize kubectl opm operator-sdk stage-bundle registry crd-upgrade-safety-tool helm ## Run all tests but the long reliability ones against a local kube-apiserver and etcd (built on first use).
 	$(TEST_ENV) $(GO_ENV) go test $$(go list ./... | grep -v /test/reliability) -coverprofile cover.out
 
 .PHONY: test-reliability
@@ -117,7 +118,7 @@ IMAGE_TEST_ENV = LOCALBIN="$(LOCALBIN)" IMAGE_TAG_BASE="$(IMAGE_TEST_BASE)" IMAG
 # copy of the project (the publishing targets regenerate bundle/ and catalog/ for
 # IMAGE_TAG_BASE), into IMAGE_TEST_DIR/store; test-images and test-e2e push them.
 .PHONY: test-images-build
-test-images-build: image-test-packages registry opm operator-sdk imagebuilder stage-bundle kustomize controller-gen
+test-images-build: image-test-packages registry opm operator-sdk helm imagebuilder stage-bundle kustomize controller-gen
 	@rm -rf $(IMAGE_TEST_DIR) && mkdir -p $(IMAGE_TEST_DIR)/checkout
 	@tar -c --exclude=./bin --exclude=./.demo --exclude=./bench-results . | tar -x -C $(IMAGE_TEST_DIR)/checkout
 	@start=$$(date +%s); \

@@ -7,7 +7,7 @@
 # version so that a version bump in a tools go.mod builds the new one.
 LOCALBIN ?= $(CURDIR)/bin
 TOOLS_MODULES := hack/tools hack/tools/kubernetes hack/tools/etcd hack/tools/operator-sdk hack/tools/olm hack/tools/registry \
-	hack/tools/containerd hack/tools/coredns hack/tools/golangci-lint
+	hack/tools/containerd hack/tools/coredns hack/tools/golangci-lint hack/tools/kubebuilder
 
 # mod-version prints the version at which the go.mod in folder $(1) requires module $(2).
 mod-version = $(shell awk '$$1 == "require" { $$1 = ""; $$0 = $$0 } $$1 == "$(2)" { print $$2; exit }' $(1)/go.mod)
@@ -28,6 +28,7 @@ CONTAINERD_VERSION := $(call mod-version,hack/tools/containerd,github.com/contai
 COREDNS_VERSION := $(call mod-version,hack/tools/coredns,github.com/coredns/coredns)
 HELM_VERSION := $(call mod-version,hack/tools/operator-sdk,helm.sh/helm/v3)
 OLMV1_VERSION := $(call mod-version,hack/tools/operator-sdk,github.com/operator-framework/operator-controller)
+KUBEBUILDER_VERSION := $(call mod-version,hack/tools/kubebuilder,sigs.k8s.io/kubebuilder/v4)
 
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
@@ -37,6 +38,7 @@ CRD_REF_DOCS ?= $(LOCALBIN)/crd-ref-docs-$(CRD_REF_DOCS_VERSION)
 CRANE ?= $(LOCALBIN)/crane-$(CRANE_VERSION)
 GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 REGISTRY_SERVER ?= $(LOCALBIN)/registry-$(REGISTRY_VERSION)
+KUBEBUILDER ?= $(LOCALBIN)/kubebuilder-$(KUBEBUILDER_VERSION)
 # The binaries of the opm base image: static, for the image's platform.
 # opm is built without cgo (none of what this project runs needs its SQLite), so on Linux the
 # opm of this machine is static and serves as the image's; elsewhere one is cross-compiled.
@@ -105,6 +107,12 @@ $(CRD_REF_DOCS):
 crane: $(CRANE) ## Build crane.
 $(CRANE):
 	$(call go-build-tool,$@,hack/tools,github.com/google/go-containerregistry/cmd/crane,-ldflags "-s -w")
+
+# kubebuilder's helm/v2-alpha plugin generates the Helm chart (`make helm-chart`).
+.PHONY: kubebuilder
+kubebuilder: $(KUBEBUILDER) ## Build kubebuilder.
+$(KUBEBUILDER):
+	$(call go-build-tool,$@,hack/tools/kubebuilder,sigs.k8s.io/kubebuilder/v4,-ldflags "-s -w",CGO_ENABLED=0)
 
 .PHONY: golangci-lint
 golangci-lint: $(GOLANGCI_LINT) ## Build golangci-lint (a few minutes the first time).

@@ -55,14 +55,24 @@ func Render(dir string) ([]*unstructured.Unstructured, error) {
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("kustomize build config/%s: %w\n%s", dir, err, stderr.String())
 	}
-	decoder := yaml.NewYAMLOrJSONDecoder(&stdout, 4096)
+	objects, err := DecodeObjects(&stdout)
+	if err != nil {
+		return nil, fmt.Errorf("decoding config/%s: %w", dir, err)
+	}
+	return objects, nil
+}
+
+// DecodeObjects decodes the objects of a stream of YAML or JSON documents (a rendered
+// manifest), in order, skipping empty documents.
+func DecodeObjects(stream io.Reader) ([]*unstructured.Unstructured, error) {
+	decoder := yaml.NewYAMLOrJSONDecoder(stream, 4096)
 	var objects []*unstructured.Unstructured
 	for {
 		object := &unstructured.Unstructured{}
 		if err := decoder.Decode(&object.Object); errors.Is(err, io.EOF) {
 			return objects, nil
 		} else if err != nil {
-			return nil, fmt.Errorf("decoding config/%s: %w", dir, err)
+			return nil, err
 		}
 		if len(object.Object) > 0 {
 			objects = append(objects, object)
