@@ -23,6 +23,10 @@ CONTAINER_TOOL ?= docker
 
 # PLATFORMS are the platforms imagebuilder builds the manager image for, as one index.
 PLATFORMS ?= linux/amd64,linux/arm64
+# RELEASES_PLATFORMS are those of the manager images of the earlier releases (rebuilt from
+# their sources by `make images` and `make publish`): PLATFORMS unless set. The image tests
+# set it to this machine's platform only, which all their clusters run.
+RELEASES_PLATFORMS ?= $(PLATFORMS)
 
 # CHECKOUT_BIN holds what this checkout makes for itself (staged releases, built images,
 # rendered catalogs, the deploy overlay): its own bin/, even when LOCALBIN names the tools of
@@ -143,9 +147,11 @@ RELEASES_BUILD_DIR := $(CHECKOUT_BIN)/releases
 ifneq ($(filter $(VERSION),$(RELEASES)),)
 RELEASE_DIR = $(RELEASES_BUILD_DIR)/$(VERSION)
 MANAGER_SOURCE = $(RELEASE_DIR)/source
+MANAGER_PLATFORMS = $(RELEASES_PLATFORMS)
 BUNDLE_CONTEXT = $(RELEASE_DIR)
 else
 MANAGER_SOURCE := $(CURDIR)
+MANAGER_PLATFORMS = $(PLATFORMS)
 BUNDLE_CONTEXT := $(CURDIR)
 endif
 BUNDLE_DIR = $(BUNDLE_CONTEXT)/bundle
@@ -165,9 +171,9 @@ ifneq ($(RELEASE_DIR),)
 endif
 
 .PHONY: docker-build
-docker-build: release-source $(IMAGE_TOOL_DEPS) ## Build the operator image IMG of VERSION (imagebuilder: for every PLATFORMS).
+docker-build: release-source $(IMAGE_TOOL_DEPS) ## Build the operator image IMG of VERSION (imagebuilder: for every PLATFORMS, or RELEASES_PLATFORMS for an earlier release).
 ifeq ($(CONTAINER_TOOL),imagebuilder)
-	$(IMAGEBUILDER) manager --store $(IMAGE_STORE) --context $(MANAGER_SOURCE) --platforms $(PLATFORMS) --tag $(IMG)
+	$(IMAGEBUILDER) manager --store $(IMAGE_STORE) --context $(MANAGER_SOURCE) --platforms $(MANAGER_PLATFORMS) --tag $(IMG)
 else
 	$(CONTAINER_TOOL) build -t $(IMG) $(MANAGER_SOURCE)
 endif

@@ -112,7 +112,11 @@ IMAGE_TEST_DIR ?= $(LOCALBIN)/image-test
 # catalog image, listens on every interface), where this loopback address is free by
 # construction. The nested path checks that nothing assumes a one-level repository.
 IMAGE_TEST_BASE := 127.0.0.1:5000/acme/nested/foo-operator
-IMAGE_TEST_ENV = LOCALBIN="$(LOCALBIN)" IMAGE_TAG_BASE="$(IMAGE_TEST_BASE)" IMAGE_STORE="$(IMAGE_TEST_DIR)/store"
+# The earlier releases' manager images are built for this machine's platform only (every
+# cluster of the tests runs it); the release in the making, for every PLATFORMS, as it is
+# published.
+IMAGE_TEST_ENV = LOCALBIN="$(LOCALBIN)" IMAGE_TAG_BASE="$(IMAGE_TEST_BASE)" IMAGE_STORE="$(IMAGE_TEST_DIR)/store" \
+	PLATFORMS="$(PLATFORMS)" RELEASES_PLATFORMS="linux/$(GOARCH)"
 
 # test-images-build builds every image of every release as a user would publish them, in a
 # copy of the project (the publishing targets regenerate bundle/ and catalog/ for
