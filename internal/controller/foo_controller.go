@@ -63,9 +63,13 @@ type FooReconciler struct {
 	replaced sync.Map
 }
 
-// +kubebuilder:rbac:groups=tutorial.my.domain,resources=foos,verbs=get;list;watch
-// +kubebuilder:rbac:groups=tutorial.my.domain,resources=foos/status,verbs=get;patch
-// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
+// The controller reads Foos and pods from its cache only: it lists and watches them, and
+// never gets one from the apiserver. It writes a Foo's status with a merge patch, and
+// Events (patched to count repeats). Each rule is needed: test/security takes them away one
+// at a time and sees what breaks.
+// +kubebuilder:rbac:groups=tutorial.my.domain,resources=foos,verbs=list;watch
+// +kubebuilder:rbac:groups=tutorial.my.domain,resources=foos/status,verbs=patch
+// +kubebuilder:rbac:groups="",resources=pods,verbs=list;watch
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 
 // Reconcile recomputes one Foo's status from the pods that exist now, and writes it only

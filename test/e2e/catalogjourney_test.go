@@ -200,6 +200,7 @@ func catalogJourney() {
 				"once OLM's bindings for %s all existed (%s, and a look later)", version, authorized.Format(time.StampMilli))
 			expectSameFoos(ctx, storyNamespace, stories)
 			expectRunsOnItsOwnRBAC(ctx, previous, version)
+			expectLeasesConfined(ctx, operatorNamespace)
 		}, SpecTimeout(15*time.Minute))
 
 		// Users run the operator as OLM installed it, on nodes that fail under it: the node

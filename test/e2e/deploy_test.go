@@ -58,6 +58,7 @@ func deployJourney() {
 		kubectl(ctx, "delete", "-n", storyNamespace, "pod", "jack")
 		kubectl(ctx, "wait", "-n", storyNamespace, "--for=condition=Happy=false", "--timeout=60s", "foo/foo-01")
 		expectNoForbidden(ctx, operatorNamespace)
+		expectLeasesConfined(ctx, operatorNamespace)
 	}, SpecTimeout(8*time.Minute))
 
 	It("removes everything with make undeploy", func(ctx context.Context) {

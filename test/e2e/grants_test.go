@@ -161,3 +161,15 @@ func expectGrantedWhatTheCodeUses(ctx context.Context, namespace string, targets
 	}).WithContext(ctx).WithTimeout(operatorStepTimeout).Should(BeEmpty(),
 		"what the bindings grant the operator's ServiceAccount %s/%s, by scope", namespace, operatorServiceAccount)
 }
+
+// expectLeasesConfined checks with SubjectAccessReviews, as the apiserver decides them, that
+// what the operator installed in namespace was granted confines its leader election to its
+// own Lease (harness.LeaseAccesses): it may neither update nor delete the cluster's Leases.
+// It waits, since OLM copies the grants to cluster scope after the CSV succeeds.
+func expectLeasesConfined(ctx context.Context, namespace string) {
+	GinkgoHelper()
+	Eventually(func() ([]string, error) {
+		return harness.LeaseConfinementViolations(ctx, k8sClient, namespace, operatorServiceAccount)
+	}).WithContext(ctx).WithTimeout(operatorStepTimeout).Should(BeEmpty(),
+		"what the operator's ServiceAccount %s/%s may do with Leases, beside what its leader election needs", namespace, operatorServiceAccount)
+}

@@ -37,10 +37,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apiserver/pkg/authentication/serviceaccount"
-	authnuser "k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/example/foo-operator/test/harness"
 	"github.com/example/foo-operator/test/harness/suite"
 	"github.com/example/foo-operator/test/localcluster"
 )
@@ -246,21 +246,11 @@ func (d denial) allowedNow(ctx context.Context) bool {
 // serviceAccountAllowed asks the apiserver (a SubjectAccessReview) whether the ServiceAccount
 // user may make request.
 func serviceAccountAllowed(ctx context.Context, user string, request authorizationv1.ResourceAttributes) (bool, error) {
-	review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-		User: user, Groups: serviceAccountGroups(user), ResourceAttributes: &request,
-	}}
-	review, err := clientset.AuthorizationV1().SubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
-	return err == nil && review.Status.Allowed, err
-}
-
-// serviceAccountGroups are the groups the token of the ServiceAccount whose user name is
-// username authenticates with.
-func serviceAccountGroups(username string) []string {
-	namespace, _, err := serviceaccount.SplitUsername(username)
+	namespace, name, err := serviceaccount.SplitUsername(user)
 	if err != nil {
-		return nil
+		return false, err
 	}
-	return append(serviceaccount.MakeGroupNames(namespace), authnuser.AllAuthenticated)
+	return harness.ServiceAccountAllowed(ctx, k8sClient, namespace, name, request)
 }
 
 // persistentDenials returns, as log lines, the denials of the operator in namespace that are

@@ -127,6 +127,7 @@ func olmv1Journey() {
 		expectSameFoos(ctx, storyNamespace, stories)
 		expectStillFollows(ctx, operatorNamespace, storyNamespace)
 		expectNoForbidden(ctx, operatorNamespace)
+		expectLeasesConfined(ctx, operatorNamespace)
 	}, SpecTimeout(10*time.Minute))
 
 	It("runs without an OperatorCondition: says so once, and warns on a Foo that asks to hold upgrades", func(ctx context.Context) {
@@ -204,6 +205,7 @@ func olmv1Journey() {
 		expectExtensionInstalled(ctx, "0.3.0", installTimeout)
 		pod := expectManagerRunning(ctx, ownNamespace, managerImage("0.3.0"))
 		Expect(pod.Annotations).To(HaveKeyWithValue("olm.targetNamespaces", ownNamespace))
+		expectLeasesConfined(ctx, ownNamespace)
 
 		By("creating a Foo in its namespace and one in another: only the first is reconciled")
 		for _, namespace := range []string{ownNamespace, storyNamespace} {

@@ -23,22 +23,34 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 )
 
-// Permission is one verb on one resource (or non-resource URL) of one API group.
-type Permission struct{ Group, Resource, Verb string }
+// Permission is one verb on one resource (or non-resource URL) of one API group; with
+// ResourceName, on the object of that name only.
+type Permission struct{ Group, Resource, ResourceName, Verb string }
 
-func (p Permission) String() string { return fmt.Sprintf("%s %s.%s", p.Verb, p.Resource, p.Group) }
+func (p Permission) String() string {
+	if p.ResourceName != "" {
+		return fmt.Sprintf("%s %s.%s named %s", p.Verb, p.Resource, p.Group, p.ResourceName)
+	}
+	return fmt.Sprintf("%s %s.%s", p.Verb, p.Resource, p.Group)
+}
 
 // Permissions flattens RBAC rules into the single permissions they grant.
 func Permissions(rules []rbacv1.PolicyRule) sets.Set[Permission] {
 	granted := sets.New[Permission]()
 	for _, rule := range rules {
+		names := rule.ResourceNames
+		if len(names) == 0 {
+			names = []string{""}
+		}
 		for _, verb := range rule.Verbs {
 			for _, url := range rule.NonResourceURLs {
 				granted.Insert(Permission{Resource: url, Verb: verb})
 			}
 			for _, group := range rule.APIGroups {
 				for _, resource := range rule.Resources {
-					granted.Insert(Permission{Group: group, Resource: resource, Verb: verb})
+					for _, name := range names {
+						granted.Insert(Permission{Group: group, Resource: resource, ResourceName: name, Verb: verb})
+					}
 				}
 			}
 		}
@@ -50,42 +62,42 @@ func Permissions(rules []rbacv1.PolicyRule) sets.Set[Permission] {
 // measure of every grant the suites check: config/rbac as rendered, and what OLM grants the
 // operator's ServiceAccount from the CSV in each install mode. A rule added to config/rbac
 // without a use in the code fails those checks, and so does one the code no longer needs
-// once it is taken out of these lists.
+// once it is taken out of these lists; test/security takes each away from the running
+// manager and sees what breaks.
 var (
-	// ControllerPermissions are the controller's, in every namespace it watches.
+	// ControllerPermissions are the controller's, in every namespace it watches. It reads
+	// Foos and pods from its informers' caches only, never with a get of its own.
 	ControllerPermissions = []Permission{
-		// The Foo informer (For) and the reads of Reconcile.
-		{"tutorial.my.domain", "foos", "get"}, {"tutorial.my.domain", "foos", "list"}, {"tutorial.my.domain", "foos", "watch"},
+		// The Foo informer (For).
+		{Group: "tutorial.my.domain", Resource: "foos", Verb: "list"}, {Group: "tutorial.my.domain", Resource: "foos", Verb: "watch"},
 		// patchStatus writes the status subresource with a merge patch, nothing else.
-		{"tutorial.my.domain", "foos/status", "get"}, {"tutorial.my.domain", "foos/status", "patch"},
-		// The metadata-only pod informer (WatchesMetadata) and findFriend.
-		{"", "pods", "get"}, {"", "pods", "list"}, {"", "pods", "watch"},
+		{Group: "tutorial.my.domain", Resource: "foos/status", Verb: "patch"},
+		// The metadata-only pod informer (WatchesMetadata).
+		{Resource: "pods", Verb: "list"}, {Resource: "pods", Verb: "watch"},
 		// The Recorder from mgr.GetEventRecorderFor writes core/v1 Events, and patches
-		// them to count repeats.
-		{"", "events", "create"}, {"", "events", "patch"},
+		// them to count repeats; the leader election records who became leader with it too.
+		{Resource: "events", Verb: "create"}, {Resource: "events", Verb: "patch"},
 	}
 
-	// LeaderElectionPermissions are the leader election's, in the operator's namespace.
+	// LeaderElectionPermissions are the leader election's, in the operator's namespace:
+	// client-go's Lease lock gets its Lease by name, creates it when there is none, and
+	// updates it to renew, take over and release. A create cannot be limited to a name: the
+	// apiserver authorizes it before the name is known.
 	LeaderElectionPermissions = []Permission{
-		// client-go's lease lock gets, creates and updates the Lease; controller-runtime
-		// documents list, watch, patch and delete as part of the same grant.
-		{"coordination.k8s.io", "leases", "get"}, {"coordination.k8s.io", "leases", "list"},
-		{"coordination.k8s.io", "leases", "watch"}, {"coordination.k8s.io", "leases", "create"},
-		{"coordination.k8s.io", "leases", "update"}, {"coordination.k8s.io", "leases", "patch"},
-		{"coordination.k8s.io", "leases", "delete"},
-		// The leader elector records who became leader with a core/v1 Event.
-		{"", "events", "create"}, {"", "events", "patch"},
+		{Group: "coordination.k8s.io", Resource: "leases", ResourceName: LeaderElectionLease, Verb: "get"},
+		{Group: "coordination.k8s.io", Resource: "leases", ResourceName: LeaderElectionLease, Verb: "update"},
+		{Group: "coordination.k8s.io", Resource: "leases", Verb: "create"},
 	}
 
 	// MetricsAuthPermissions are the secure metrics endpoint's, to check its callers: the
 	// reviews are cluster-scoped.
 	MetricsAuthPermissions = []Permission{
-		{"authentication.k8s.io", "tokenreviews", "create"},
-		{"authorization.k8s.io", "subjectaccessreviews", "create"},
+		{Group: "authentication.k8s.io", Resource: "tokenreviews", Verb: "create"},
+		{Group: "authorization.k8s.io", Resource: "subjectaccessreviews", Verb: "create"},
 	}
 
 	// MetricsReaderPermissions are what a scraper of the metrics needs.
 	MetricsReaderPermissions = []Permission{
-		{"", "/metrics", "get"},
+		{Resource: "/metrics", Verb: "get"},
 	}
 )

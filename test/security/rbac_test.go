@@ -18,6 +18,7 @@ package security
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -29,8 +30,6 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/apiserver/pkg/authentication/serviceaccount"
-	authnuser "k8s.io/apiserver/pkg/authentication/user"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/example/foo-operator/test/harness"
@@ -64,23 +63,25 @@ var _ = Describe("RBAC as shipped", func() {
 
 	DescribeTable("refuses the operator's ServiceAccount what it must not do",
 		func(ctx context.Context, namespace, group, resource, subresource, verb string) {
-			review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-				User:   serviceaccount.MakeUsername(harness.OperatorNamespace, harness.OperatorServiceAccount),
-				Groups: append(serviceaccount.MakeGroupNames(harness.OperatorNamespace), authnuser.AllAuthenticated),
-				ResourceAttributes: &authorizationv1.ResourceAttributes{
+			allowed, err := harness.ServiceAccountAllowed(ctx, environment.ControlPlane.Client,
+				harness.OperatorNamespace, harness.OperatorServiceAccount, authorizationv1.ResourceAttributes{
 					Namespace: namespace, Group: group, Resource: resource, Subresource: subresource, Verb: verb,
-				},
-			}}
-			Expect(environment.ControlPlane.Client.Create(ctx, review)).To(Succeed())
-			Expect(review.Status.Allowed).To(BeFalse(), "the operator may %s %s/%s", verb, resource, subresource)
+				})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(allowed).To(BeFalse(), "the operator may %s %s/%s", verb, resource, subresource)
 		},
 		Entry("change a Foo's spec", "team-a", "tutorial.my.domain", "foos", "", "update"),
 		Entry("delete a Foo", "team-a", "tutorial.my.domain", "foos", "", "delete"),
 		Entry("update a Foo's status with a full update", "team-a", "tutorial.my.domain", "foos", "status", "update"),
 		Entry("delete a pod", "team-a", "", "pods", "", "delete"),
 		Entry("read secrets", "team-a", "", "secrets", "", "get"),
-		Entry("take a Lease outside its own namespace", "kube-system", "coordination.k8s.io", "leases", "", "update"),
 	)
+
+	It("confines the leader election to the operator's own Lease: no other Lease, in its namespace or the cluster's, may it update or delete", func(ctx context.Context) {
+		violations, err := harness.LeaseConfinementViolations(ctx, environment.ControlPlane.Client, harness.OperatorNamespace, harness.OperatorServiceAccount)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(violations).To(BeEmpty())
+	})
 
 	It("runs the product story with only the shipped RBAC and is never forbidden", func(ctx context.Context) {
 		manager := environment.StartOperator(ctx, "rbac")
@@ -108,12 +109,18 @@ var _ = Describe("RBAC as shipped", func() {
 		Expect(c.Delete(ctx, jack)).To(Succeed())
 		expectStatusesRight(ctx, namespace)
 
-		By("recording the happy transitions as Events")
-		Eventually(func(g Gomega) int {
+		By("recording the four happy transitions as Events: foo-01 and foo-02 found jack, then lost him " +
+			"(seen terminating, or already gone)")
+		Eventually(func(g Gomega) []string {
 			var events corev1.EventList
 			g.Expect(c.List(ctx, &events, client.InNamespace(namespace))).To(Succeed())
-			return len(events.Items)
-		}).Should(BeNumerically(">=", 2))
+			var transitions []string
+			for _, event := range events.Items {
+				transitions = append(transitions, fmt.Sprintf("%s %s x%d", event.InvolvedObject.Name, event.Reason, event.Count))
+			}
+			return transitions
+		}).Should(ConsistOf("foo-01 FriendFound x1", "foo-02 FriendFound x1",
+			MatchRegexp(`^foo-01 Friend(NotFound|Terminating) x1$`), MatchRegexp(`^foo-02 Friend(NotFound|Terminating) x1$`)))
 
 		By("stopping, and finding no forbidden request in the log")
 		_, err = manager.Stop(10 * time.Second)

@@ -89,11 +89,18 @@ func (env *Environment) setUp(ctx context.Context) {
 // is printed if the spec failed.
 func (env *Environment) StartOperator(ctx context.Context, name string, extraArgs ...string) *localcluster.Manager {
 	GinkgoHelper()
+	return env.StartOperatorWithEnv(ctx, name, nil, extraArgs...)
+}
+
+// StartOperatorWithEnv is StartOperator with the variables of environment (NAME=value) set
+// in the manager's environment.
+func (env *Environment) StartOperatorWithEnv(ctx context.Context, name string, environment []string, extraArgs ...string) *localcluster.Manager {
+	GinkgoHelper()
 	kubeconfig, err := env.ControlPlane.OperatorKubeconfig(ctx, env.WorkDir)
 	Expect(err).NotTo(HaveOccurred())
 	manager, err := localcluster.StartManager(localcluster.ManagerOptions{
 		Binary: env.ManagerBin, Kubeconfig: kubeconfig, LogDir: env.WorkDir, Name: name,
-		Args: append(append([]string{}, harness.LeaderElectionArgs...), extraArgs...),
+		Args: append(append([]string{}, harness.LeaderElectionArgs...), extraArgs...), Env: environment,
 	})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() {
