@@ -122,7 +122,7 @@ IMAGE_TEST_ENV = LOCALBIN="$(LOCALBIN)" IMAGE_TAG_BASE="$(IMAGE_TEST_BASE)" IMAG
 # copy of the project (the publishing targets regenerate bundle/ and catalog/ for
 # IMAGE_TAG_BASE), into IMAGE_TEST_DIR/store; test-images and test-e2e push them.
 .PHONY: test-images-build
-test-images-build: image-test-packages registry opm operator-sdk helm imagebuilder stage-bundle kustomize controller-gen
+test-images-build: image-test-packages registry opm operator-sdk helm crane kubebuilder imagebuilder stage-bundle kustomize controller-gen
 	@rm -rf $(IMAGE_TEST_DIR) && mkdir -p $(IMAGE_TEST_DIR)/checkout
 	@tar -c --exclude=./bin --exclude=./.demo --exclude=./bench-results . | tar -x -C $(IMAGE_TEST_DIR)/checkout
 	@start=$$(date +%s); \
@@ -136,7 +136,7 @@ test-images-build: image-test-packages registry opm operator-sdk helm imagebuild
 test-images: test-images-build ## Build, push and check every image of every release against a local registry (needs root).
 	$(GO_ENV) go vet -tags images ./test/images
 	$(GO_ENV) go test -c -tags images -o $(LOCALBIN)/images.test ./test/images
-	cd test/images && $(IMAGE_TEST_ENV) REGISTRY_SERVER="$(REGISTRY_SERVER)" OPM="$(OPM)" OPERATOR_SDK="$(OPERATOR_SDK)" \
+	cd test/images && $(IMAGE_TEST_ENV) REGISTRY_SERVER="$(REGISTRY_SERVER)" OPM="$(OPM)" OPERATOR_SDK="$(OPERATOR_SDK)" HELM="$(HELM)" \
 		IMAGE_CHECKOUT="$(IMAGE_TEST_DIR)/checkout" IMAGE_TEST_DIR="$(IMAGE_TEST_DIR)" GOPROXY=off \
 		unshare --net -- sh -c 'ip link set lo up && exec "$$0" "$$@"' \
 		$(LOCALBIN)/images.test -test.v -test.timeout 20m

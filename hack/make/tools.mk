@@ -372,7 +372,7 @@ $(CRD_UPGRADE_SAFETY): hack/crd-upgrade-safety/main.go | olm-modules
 # come first: the Kubernetes ones then find the packages the apiserver's build compiled.
 .PHONY: cluster-tools
 # OLM v1 comes last: by then the foreground has built operator-sdk, whose packages it reuses.
-cluster-tools: $(CONTAINERD)/containerd $(COREDNS) olm scorecard-test crane kube-controller-manager $(KUBE_SCHEDULER) $(KUBELET) $(KUBE_PROXY) olmv1
+cluster-tools: $(CONTAINERD)/containerd $(COREDNS) olm scorecard-test kube-controller-manager $(KUBE_SCHEDULER) $(KUBELET) $(KUBE_PROXY) olmv1
 
 # helm renders OLM's release manifests from its chart, as OLM's release does. It is the Helm
 # operator-sdk links, built from operator-sdk's tools module with operator-sdk's flags, so

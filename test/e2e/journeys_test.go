@@ -30,6 +30,8 @@ var _ = Describe("foo-operator, installed the ways users install it", Ordered, f
 	Describe("with operator-sdk run bundle and run bundle-upgrade", Ordered, runBundleJourney)
 	Describe("from a catalog image, upgraded by publishing", Ordered, catalogJourney)
 	Describe("with make deploy, then kubectl", Ordered, deployJourney)
+	Describe("from a release's install.yaml, upgraded by the next release's", Ordered, installerJourney)
+	Describe("with the Helm chart from an OCI registry, upgraded and uninstalled", Ordered, helmJourney)
 	Describe("checked by operator-sdk scorecard", scorecardJourney)
 	Describe("with OLM v1: a ClusterCatalog and a ClusterExtension", Ordered, olmv1Journey)
 	Describe("from a catalog mirrored for a disconnected cluster, pinned by digest", Ordered, disconnectedJourney)

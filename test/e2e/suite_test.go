@@ -92,7 +92,7 @@ var (
 
 // suiteTools are the programs a user runs, which the suite runs as they would.
 type suiteTools struct {
-	kubectl, operatorSDK, opm, kustomize, imagebuilder, crane string
+	kubectl, operatorSDK, opm, kustomize, imagebuilder, crane, helm string
 	// imageStores are OCI image layouts of the images the suite pushes at its start.
 	imageStores []string
 	// checkout is the copy of the project whose images were built (its catalog/ names
@@ -124,6 +124,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 		kustomize:    requiredEnv("KUSTOMIZE", "kustomize"),
 		imagebuilder: requiredEnv("IMAGEBUILDER", "this project's imagebuilder"),
 		crane:        requiredEnv("CRANE", "crane"),
+		helm:         requiredEnv("HELM", "helm"),
 		imageStores:  strings.Fields(requiredEnv("IMAGE_STORES", "the image layouts to push")),
 		checkout:     requiredEnv("IMAGE_CHECKOUT", "the copy of the project the images were built from"),
 	}

@@ -26,7 +26,9 @@ import (
 	"os/exec"
 	"path/filepath"
 
+	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -134,4 +136,24 @@ func DeployDefault(ctx context.Context, c client.Client, image string, replicas 
 		}
 	}
 	return objects, nil
+}
+
+// ManagerImage returns the image of the manager container of the operator's Deployment among
+// objects (a rendered installer).
+func ManagerImage(objects []*unstructured.Unstructured) (string, error) {
+	for _, object := range objects {
+		if object.GetKind() != "Deployment" {
+			continue
+		}
+		var deployment appsv1.Deployment
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(object.Object, &deployment); err != nil {
+			return "", fmt.Errorf("decoding Deployment %s: %w", object.GetName(), err)
+		}
+		for _, container := range deployment.Spec.Template.Spec.Containers {
+			if container.Name == "manager" {
+				return container.Image, nil
+			}
+		}
+	}
+	return "", errors.New("no Deployment with a manager container")
 }
