@@ -27,7 +27,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	operatorsv2 "github.com/operator-framework/api/pkg/operators/v2"
@@ -122,6 +121,21 @@ func main() {
 
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 
+	// Configuration a manager cannot run with, or would run with doing nothing, stops it
+	// at once with what is wrong, before it touches the cluster.
+	if err := (managerFlags{
+		maxConcurrentReconciles: maxConcurrentReconciles, leaderElection: enableLeaderElection,
+		leaseDuration: leaseDuration, renewDeadline: renewDeadline, retryPeriod: retryPeriod,
+	}).validate(); err != nil {
+		setupLog.Error(err, "Invalid flags")
+		os.Exit(1)
+	}
+	namespaces, err := parseNamespaces(os.Getenv(watchNamespaceEnv))
+	if err != nil {
+		setupLog.Error(err, "Invalid namespaces to watch")
+		os.Exit(1)
+	}
+
 	var tlsOpts []func(*tls.Config)
 	if !enableHTTP2 {
 		tlsOpts = append(tlsOpts, func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} })
@@ -137,7 +151,6 @@ func main() {
 	}
 	var metricsCertWatcher *certwatcher.CertWatcher
 	if metricsCertPath != "" {
-		var err error
 		metricsCertWatcher, err = certwatcher.New(
 			filepath.Join(metricsCertPath, metricsCertName), filepath.Join(metricsCertPath, metricsCertKey))
 		if err != nil {
@@ -149,7 +162,6 @@ func main() {
 		})
 	}
 
-	namespaces := parseNamespaces(os.Getenv(watchNamespaceEnv))
 	setupLog.Info("Watching namespaces", "namespaces", namespacesForLog(namespaces))
 
 	// The manager reads the apiserver's discovery as it is made; a replica restarted while
@@ -264,18 +276,6 @@ func upgradeableCondition(mgr ctrl.Manager) (conditions.Condition, error) {
 		return nil, err
 	}
 	return conditions.InClusterFactory{Client: direct}.NewCondition(operatorsv2.ConditionType(operatorsv2.Upgradeable))
-}
-
-// parseNamespaces splits a comma-separated namespace list, ignoring blanks around and
-// between the names. An empty result means every namespace.
-func parseNamespaces(value string) []string {
-	var namespaces []string
-	for _, namespace := range strings.Split(value, ",") {
-		if namespace = strings.TrimSpace(namespace); namespace != "" {
-			namespaces = append(namespaces, namespace)
-		}
-	}
-	return namespaces
 }
 
 // cachesSynced reports ready once the manager's informers have filled their caches, so

@@ -35,14 +35,71 @@ func TestParseNamespaces(t *testing.T) {
 		want  []string
 	}{
 		{value: "", want: nil},
+		{value: "  ", want: nil},
 		{value: "team-a", want: []string{"team-a"}},
 		{value: "team-a,team-b", want: []string{"team-a", "team-b"}},
-		{value: " team-a , ,team-b,", want: []string{"team-a", "team-b"}},
-		{value: ",", want: nil},
+		{value: " team-a , team-b ", want: []string{"team-a", "team-b"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.value, func(t *testing.T) {
-			NewWithT(t).Expect(parseNamespaces(tt.value)).To(Equal(tt.want))
+			g := NewWithT(t)
+			namespaces, err := parseNamespaces(tt.value)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(namespaces).To(Equal(tt.want))
+		})
+	}
+}
+
+// A value that cannot name namespaces is refused, with the entry and what is wrong with it.
+func TestParseNamespacesRefusesWhatCannotBeANamespace(t *testing.T) {
+	tests := []struct{ value, want string }{
+		{value: "Team-A", want: `"Team-A" is not a namespace name: a lowercase RFC 1123 label`},
+		{value: "team_a", want: `"team_a" is not a namespace name`},
+		{value: "team-a,,team-b", want: "entry 2 is empty"},
+		{value: "team-a,", want: "entry 2 is empty"},
+		{value: ",", want: "entry 1 is empty"},
+		{value: "team-a,-b", want: `"-b" is not a namespace name`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.value, func(t *testing.T) {
+			g := NewWithT(t)
+			namespaces, err := parseNamespaces(tt.value)
+			g.Expect(err).To(MatchError(And(ContainSubstring(`WATCH_NAMESPACE=`), ContainSubstring(tt.want))))
+			g.Expect(namespaces).To(BeNil())
+		})
+	}
+}
+
+func TestManagerFlagsValidate(t *testing.T) {
+	valid := managerFlags{maxConcurrentReconciles: 4, leaderElection: true,
+		leaseDuration: 15 * time.Second, renewDeadline: 10 * time.Second, retryPeriod: 2 * time.Second}
+	tests := []struct {
+		name   string
+		change func(*managerFlags)
+		want   string // empty: valid
+	}{
+		{name: "the defaults", change: func(*managerFlags) {}},
+		{name: "no reconciles", change: func(f *managerFlags) { f.maxConcurrentReconciles = 0 }, want: "--max-concurrent-reconciles=0: must be at least 1"},
+		{name: "negative reconciles", change: func(f *managerFlags) { f.maxConcurrentReconciles = -2 }, want: "--max-concurrent-reconciles=-2"},
+		{name: "negative lease", change: func(f *managerFlags) { f.leaseDuration = -time.Second }, want: "--leader-elect-lease-duration=-1s: must be positive"},
+		{name: "zero renew deadline", change: func(f *managerFlags) { f.renewDeadline = 0 }, want: "--leader-elect-renew-deadline=0s: must be positive"},
+		{name: "negative retry", change: func(f *managerFlags) { f.retryPeriod = -time.Millisecond }, want: "--leader-elect-retry-period=-1ms"},
+		{name: "renew past the lease", change: func(f *managerFlags) { f.renewDeadline = 20 * time.Second },
+			want: "--leader-elect-renew-deadline=20s: must be shorter than --leader-elect-lease-duration=15s"},
+		{name: "retry past the renew deadline", change: func(f *managerFlags) { f.retryPeriod = 9 * time.Second },
+			want: "must be longer than 1.2 times --leader-elect-retry-period=9s"},
+		{name: "timings without leader election", change: func(f *managerFlags) { f.leaderElection, f.renewDeadline = false, 20 * time.Second }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			flags := valid
+			tt.change(&flags)
+			if tt.want == "" {
+				g.Expect(flags.validate()).To(Succeed())
+				return
+			}
+			g.Expect(flags.validate()).To(MatchError(ContainSubstring(tt.want)))
 		})
 	}
 }
