@@ -214,14 +214,16 @@ install: manifests kustomize ## Install the CRD into the cluster of the current 
 uninstall: manifests kustomize ## Remove the CRD (and every Foo) from the cluster. Call with ignore-not-found=true to ignore missing resources.
 	$(KUSTOMIZE) build config/crd | $(KUBECTL) delete --ignore-not-found=$(ignore-not-found) -f -
 
-# deploy renders config/default through an overlay of its own under bin/, which sets the
-# manager's image to IMG: deploying never edits a tracked file.
+# deploy renders DEPLOY_CONFIG through an overlay of its own under bin/, which sets the
+# manager's image to IMG: deploying never edits a tracked file. DEPLOY_CONFIG is config/default,
+# or config/metrics-certs to serve the metrics under a certificate of your issuer.
 DEPLOY_OVERLAY = $(CHECKOUT_BIN)/deploy
+DEPLOY_CONFIG ?= config/default
 
 .PHONY: deploy
-deploy: manifests kustomize ## Deploy the operator with image IMG into the cluster of the current kubeconfig.
+deploy: manifests kustomize ## Deploy the operator with image IMG into the cluster of the current kubeconfig (DEPLOY_CONFIG: config/default).
 	@rm -rf $(DEPLOY_OVERLAY) && mkdir -p $(DEPLOY_OVERLAY)
-	@$(call write-image-overlay,$(DEPLOY_OVERLAY),$$(realpath --relative-to=$(DEPLOY_OVERLAY) config/default),$(IMG))
+	@$(call write-image-overlay,$(DEPLOY_OVERLAY),$$(realpath --relative-to=$(DEPLOY_OVERLAY) $(DEPLOY_CONFIG)),$(IMG))
 	$(KUSTOMIZE) build $(DEPLOY_OVERLAY) | $(KUBECTL) apply -f -
 
 .PHONY: undeploy

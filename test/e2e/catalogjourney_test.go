@@ -22,6 +22,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -399,12 +400,23 @@ func readmeYAML(kind, otherKind string) string {
 }
 
 // publishBundleCopy publishes the bundle of release from renamed as release to: the next
-// release as OLM sees it when nothing else changed, replacing from. It is built from the
-// bundle folder `make bundle` wrote for from, as `make bundle-build` builds bundles.
+// release as OLM sees it when nothing else changed, replacing from.
 func publishBundleCopy(ctx context.Context, from, to string) {
 	GinkgoHelper()
+	publishEditedBundle(ctx, from, bundleImage(to), func(csv map[string]any) {
+		csv["metadata"].(map[string]any)["name"] = csvName(to)
+		csv["spec"].(map[string]any)["version"] = to
+		csv["spec"].(map[string]any)["replaces"] = csvName(from)
+	})
+}
+
+// publishEditedBundle publishes as image the bundle of release from with its CSV changed by
+// edit. It is built from the bundle folder `make bundle` wrote for from, as `make
+// bundle-build` builds bundles.
+func publishEditedBundle(ctx context.Context, from, image string, edit func(csv map[string]any)) {
+	GinkgoHelper()
 	source := filepath.Join(tools.checkout, "bundle")
-	dir := scratchDir("bundle-" + to)
+	dir := scratchDir("bundle-" + path.Base(image))
 	run(ctx, workDir, "cp", "-r", source+"/.", dir)
 	csvPath := filepath.Join(dir, "manifests", packageName+".clusterserviceversion.yaml")
 	data, err := os.ReadFile(csvPath)
@@ -412,13 +424,11 @@ func publishBundleCopy(ctx context.Context, from, to string) {
 	var csv map[string]any
 	Expect(yaml.Unmarshal(data, &csv)).To(Succeed())
 	Expect(csv["spec"].(map[string]any)["version"]).To(Equal(from), "%s is the bundle of %s", source, from)
-	csv["metadata"].(map[string]any)["name"] = csvName(to)
-	csv["spec"].(map[string]any)["version"] = to
-	csv["spec"].(map[string]any)["replaces"] = csvName(from)
+	edit(csv)
 	data, err = yaml.Marshal(csv)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(os.WriteFile(csvPath, data, 0o644)).To(Succeed())
-	run(ctx, workDir, tools.imagebuilder, "bundle", "--store", tools.imageStore, "--dir", dir, "--tag", bundleImage(to))
-	_, err = cluster.Registry.PushLayout(ctx, tools.imageStore, bundleImage(to))
+	run(ctx, workDir, tools.imagebuilder, "bundle", "--store", tools.imageStore, "--dir", dir, "--tag", image)
+	_, err = cluster.Registry.PushLayout(ctx, tools.imageStore, image)
 	Expect(err).NotTo(HaveOccurred())
 }

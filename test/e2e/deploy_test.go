@@ -31,6 +31,8 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/example/foo-operator/test/localcluster"
 )
 
 // repoRoot is the project, where a user runs make.
@@ -41,6 +43,17 @@ func deployJourney() {
 		operatorNamespace = "foo-operator-system"
 		storyNamespace    = "deploy-story"
 	)
+
+	It("shows, with an image that does not exist, the pod's event naming it; and deploys it once IMG is right", func(ctx context.Context) {
+		root, err := filepath.Abs(repoRoot)
+		Expect(err).NotTo(HaveOccurred())
+		missing := managerImage("0.3.0") + "-does-not-exist"
+		run(ctx, root, "make", "--no-print-directory", "deploy", "IMG="+missing)
+		expectImagePullFailure(ctx, operatorNamespace, missing)
+		run(ctx, root, "make", "--no-print-directory", "deploy", "IMG="+managerImage("0.3.0"))
+		Expect(cluster.WaitDeploymentAvailable(ctx, operatorNamespace, operatorDeployment, installTimeout)).To(Succeed())
+		expectManagerRunning(ctx, operatorNamespace, managerImage("0.3.0"))
+	}, SpecTimeout(8*time.Minute))
 
 	It("deploys 0.3.0 with make deploy; the Foos of kubectl create follow kubectl run and delete", func(ctx context.Context) {
 		root, err := filepath.Abs(repoRoot)
@@ -143,4 +156,33 @@ func indexOfJSON(output string) int {
 		}
 	}
 	return 0
+}
+
+// expectImagePullFailure waits until the operator's pod in namespace cannot start because
+// its image does not exist, and checks that what a user reads says so and names the image:
+// the container's waiting reason and message (`kubectl get pods`, `kubectl describe pod`) and
+// the pod's Failed event. It reports both, as the README's troubleshooting quotes them.
+func expectImagePullFailure(ctx context.Context, namespace, image string) {
+	GinkgoHelper()
+	var waiting, event string
+	Eventually(func(g Gomega) {
+		pods, err := installedOperator(namespace).Pods(ctx)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(pods).To(HaveLen(1), "the operator's pods")
+		pod := pods[0]
+		g.Expect(pod.Status.ContainerStatuses).To(HaveLen(1), "the status of the manager container: %s", localcluster.DescribePod(&pod))
+		state := pod.Status.ContainerStatuses[0].State.Waiting
+		g.Expect(state).NotTo(BeNil(), "the manager container waiting: %s", localcluster.DescribePod(&pod))
+		g.Expect(state.Reason).To(BeElementOf("ErrImagePull", "ImagePullBackOff"))
+		g.Expect(state.Message).To(ContainSubstring(image))
+		waiting = state.Reason + ": " + state.Message
+		var events corev1.EventList
+		g.Expect(k8sClient.List(ctx, &events, client.InNamespace(namespace), client.MatchingFields{
+			"involvedObject.name": pod.Name, "reason": "Failed"})).To(Succeed())
+		g.Expect(events.Items).NotTo(BeEmpty(), "a Failed event of pod %s", pod.Name)
+		event = events.Items[0].Message
+		g.Expect(event).To(And(ContainSubstring(image), ContainSubstring("not found")), "the Failed event of pod %s", pod.Name)
+	}).WithContext(ctx).WithTimeout(installTimeout).Should(Succeed())
+	AddReportEntry("What the operator's pod says of an image that does not exist",
+		"container waiting: "+waiting+"\nevent Failed: "+event, ReportEntryVisibilityAlways)
 }

@@ -20,6 +20,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -141,6 +142,38 @@ func runBundleJourney() {
 		expectGone(ctx, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}, installTimeout)
 	}, SpecTimeout(10*time.Minute))
 
+	It("shows, when a bundle's manager image does not exist, the CSV waiting for its Deployment and the pod's event naming the image",
+		func(ctx context.Context) {
+			const namespace = "run-bundle-missing"
+			createNamespaces(ctx, newNamespace(namespace, baselineLabels))
+			missing := managerImage("0.3.0") + "-does-not-exist"
+			bundle := imageTagBase + "-bundle:v0.3.0-missing-manager"
+			publishEditedBundle(ctx, "0.3.0", bundle, func(csv map[string]any) {
+				replaceManagerImage(csv, missing)
+			})
+			// run bundle waits for the CSV to succeed, which it never will: a shorter wait (the
+			// last --timeout is the one taken).
+			args := append([]string{"run", "bundle", bundle, "--install-mode", "OwnNamespace"}, runBundleFlags(namespace, indexImage)...)
+			output, err := runTool(ctx, scratchDir("run-bundle"), tools.operatorSDK, append(args, "--timeout", "90s")...)
+			Expect(err).To(HaveOccurred(), "run bundle of a bundle whose manager image does not exist")
+			AddReportEntry("What operator-sdk run bundle says of a manager image that does not exist",
+				output[strings.LastIndex(output, "level="):], ReportEntryVisibilityAlways)
+
+			var csvSays string
+			Eventually(func(g Gomega) {
+				csv := &operatorsv1alpha1.ClusterServiceVersion{}
+				g.Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: namespace, Name: csvName("0.3.0")}, csv)).To(Succeed())
+				csvSays = fmt.Sprintf("phase %s, reason %s: %s", csv.Status.Phase, csv.Status.Reason, csv.Status.Message)
+				g.Expect(csv.Status.Phase).NotTo(Equal(operatorsv1alpha1.CSVPhaseSucceeded))
+				g.Expect(csv.Status.Message).To(ContainSubstring(operatorDeployment), "the CSV's status names the Deployment it waits for")
+			}).WithContext(ctx).WithTimeout(installTimeout).Should(Succeed())
+			AddReportEntry("What the CSV says of a manager image that does not exist", csvSays, ReportEntryVisibilityAlways)
+			expectImagePullFailure(ctx, namespace, missing)
+			run(ctx, scratchDir("run-bundle"), tools.operatorSDK, "cleanup", packageName, "--namespace", namespace, "--timeout", "5m")
+			expectUninstalled(ctx, namespace, csvName("0.3.0"))
+			expectGone(ctx, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}, installTimeout)
+		}, SpecTimeout(10*time.Minute))
+
 	// AllNamespaces is the mode above; each other mode installs the newest release on its
 	// own and is cleaned up after.
 	DescribeTable("installs in each other install mode and reconciles the Foos of the watched namespaces only",
@@ -188,4 +221,20 @@ func runBundleJourney() {
 		Entry("SingleNamespace", SpecTimeout(10*time.Minute), "SingleNamespace", "single", []string{"single-b"}, []string{"single", "single-other"}),
 		Entry("MultiNamespace", SpecTimeout(10*time.Minute), "MultiNamespace", "multi", []string{"multi-b", "multi-c"}, []string{"multi", "multi-other"}),
 	)
+}
+
+// replaceManagerImage sets the manager image of a CSV (as YAML decodes it) to image, in its
+// Deployment and its containerImage annotation.
+func replaceManagerImage(csv map[string]any, image string) {
+	GinkgoHelper()
+	annotations := csv["metadata"].(map[string]any)["annotations"].(map[string]any)
+	annotations["containerImage"] = image
+	deployments := csv["spec"].(map[string]any)["install"].(map[string]any)["spec"].(map[string]any)["deployments"].([]any)
+	Expect(deployments).To(HaveLen(1), "the CSV's Deployments")
+	spec := deployments[0].(map[string]any)["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
+	for _, container := range spec["containers"].([]any) {
+		if container.(map[string]any)["name"] == "manager" {
+			container.(map[string]any)["image"] = image
+		}
+	}
 }

@@ -21,14 +21,21 @@ package node
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	"github.com/example/foo-operator/test/harness"
 )
@@ -68,6 +75,45 @@ var _ = Describe("The metrics endpoint, reached from another pod through the Ser
 		code, output = scrape(ctx, namespace, "anonymous", stranger, false)
 		Expect(code).To(BeEquivalentTo(1), output)
 		Expect(output).To(HavePrefix("HTTP 401"))
+	})
+
+	It("serves, with config/metrics-certs, the certificate of its Secret, which the ServiceMonitor's CA and server name verify; "+
+		"a scraper trusting another CA is refused", func(ctx context.Context) {
+		secretName, serverName := monitorTLS()
+		Expect(metricsURL).To(ContainSubstring("//"+serverName+":"), "the Service the scrape goes through is the name the certificate is for")
+
+		By("issuing the Secret from a CA of the cluster's own, as cert-manager's Certificate of config/certmanager would")
+		certPEM, keyPEM, caPEM, err := cluster.ServiceCertificate("foo-operator-metrics", []string{serverName})
+		Expect(err).NotTo(HaveOccurred())
+		secret := &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Namespace: harness.OperatorNamespace, Name: secretName},
+			Type:       corev1.SecretTypeTLS,
+			Data:       map[string][]byte{"tls.crt": certPEM, "tls.key": keyPEM, "ca.crt": caPEM},
+		}
+		Expect(k8sClient.Create(ctx, secret)).To(Succeed())
+		DeferCleanup(func(ctx context.Context) { Expect(k8sClient.Delete(ctx, secret)).To(Succeed()) })
+
+		By("deploying the manager with config/metrics-certs")
+		redeployManager(ctx, "metrics-certs")
+		DeferCleanup(func(ctx context.Context) { redeployManager(ctx, "default") })
+
+		namespace := createNamespace(ctx, "monitoring-", nil)
+		reader := serviceAccount(ctx, namespace, "prometheus", true)
+		otherCA, err := os.ReadFile(cluster.Registry.CAFile)
+		Expect(err).NotTo(HaveOccurred())
+		trusted := map[string][]byte{"ca.crt": caPEM, "other-ca.crt": otherCA}
+		Expect(k8sClient.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "trusted"},
+			BinaryData: trusted})).To(Succeed())
+
+		By("scraping with the Secret's CA and the ServiceMonitor's server name")
+		code, output := scrape(ctx, namespace, "verified", reader, true, "--cacert", "/trusted/ca.crt", "--server-name", serverName)
+		Expect(code).To(BeZero(), output)
+		Expect(output).To(HavePrefix("HTTP 200"))
+
+		By("scraping with another CA")
+		code, output = scrape(ctx, namespace, "other-ca", reader, true, "--cacert", "/trusted/other-ca.crt", "--server-name", serverName)
+		Expect(code).To(BeEquivalentTo(2), output)
+		Expect(output).To(ContainSubstring("certificate signed by unknown authority"))
 	})
 
 	It("is reachable with config/network-policy applied, which this node's bridge plugin does not enforce", func(ctx context.Context) {
@@ -114,15 +160,21 @@ func serviceAccount(ctx context.Context, namespace, name string, reader bool) st
 }
 
 // scrape runs httpget in a pod as serviceAccount, with its token if withToken, against the
-// metrics Service, and returns its exit code and output. The manager's certificate is
-// self-signed, as the shipped ServiceMonitor (insecureSkipVerify) expects.
+// metrics Service, and returns its exit code and output. Unless tlsArgs say otherwise, it
+// accepts any server certificate: the manager's is self-signed, as the shipped
+// ServiceMonitor (insecureSkipVerify) expects. The pod mounts the ConfigMap "trusted" of its
+// namespace at /trusted, if there is one.
 //
 // A scrape that got no answer at all (httpget's exit code 2) is tried again, in a new pod:
 // right after the operator's pod was replaced, the Service may still be catching up with
-// the new pod, as it would for a Prometheus. An answer, allowed or refused, is final.
-func scrape(ctx context.Context, namespace, name, serviceAccount string, withToken bool) (int32, string) {
+// the new pod, as it would for a Prometheus. An answer, allowed or refused, is final; and so
+// is a certificate refused, which is the only other way that exits 2.
+func scrape(ctx context.Context, namespace, name, serviceAccount string, withToken bool, tlsArgs ...string) (int32, string) {
 	GinkgoHelper()
-	args := []string{"--insecure"}
+	args := tlsArgs
+	if len(args) == 0 {
+		args = []string{"--insecure"}
+	}
 	if withToken {
 		args = append(args, "--token-file", tokenFile)
 	}
@@ -131,14 +183,57 @@ func scrape(ctx context.Context, namespace, name, serviceAccount string, withTok
 		output  string
 		attempt int
 	)
-	Eventually(func() int32 {
+	trusted := k8sClient.Get(ctx, client.ObjectKey{Namespace: namespace, Name: "trusted"}, &corev1.ConfigMap{}) == nil
+	Eventually(func() bool {
 		attempt++
 		pod := harness.RestrictedPod(namespace, fmt.Sprintf("%s-%d", name, attempt), cluster.Image("httpget"), append(args, metricsURL)...)
 		pod.Spec.ServiceAccountName = serviceAccount
 		pod.Spec.AutomountServiceAccountToken = ptr.To(withToken)
+		if trusted {
+			pod.Spec.Volumes = []corev1.Volume{{Name: "trusted", VolumeSource: corev1.VolumeSource{
+				ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "trusted"}}}}}
+			pod.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "trusted", MountPath: "/trusted", ReadOnly: true}}
+		}
 		code, output = runToCompletion(ctx, pod)
-		return code
-	}).WithContext(ctx).WithTimeout(time.Minute).ShouldNot(BeEquivalentTo(2),
-		func() string { return "an answer from " + metricsURL + "; last: " + output })
+		return code != 2 || strings.Contains(output, "x509:")
+	}).WithContext(ctx).WithTimeout(time.Minute).Should(BeTrue(),
+		func() string { return "an answer from " + metricsURL + ", or a certificate refused; last: " + output })
 	return code, output
+}
+
+// monitorTLS reads what config/prometheus/monitor_tls_patch.yaml has the ServiceMonitor
+// verify the manager's certificate by: the Secret whose CA it trusts, and the server name.
+func monitorTLS() (secretName, serverName string) {
+	GinkgoHelper()
+	var patch []struct {
+		Value struct {
+			CA struct {
+				Secret struct{ Name, Key string }
+			}
+			ServerName string `json:"serverName"`
+		}
+	}
+	Expect(yaml.Unmarshal(harness.ReadFile(GinkgoT(), filepath.Join(harness.RepoRoot, "config", "prometheus", "monitor_tls_patch.yaml")), &patch)).To(Succeed())
+	Expect(patch).To(HaveLen(1))
+	Expect(patch[0].Value.CA.Secret.Key).To(Equal("ca.crt"))
+	return patch[0].Value.CA.Secret.Name, patch[0].Value.ServerName
+}
+
+// redeployManager replaces the operator's Deployment by the one config/<config> renders,
+// with the suite's image and one replica, and waits until it has rolled out.
+func redeployManager(ctx context.Context, config string) {
+	GinkgoHelper()
+	objects, err := harness.Render(config)
+	Expect(err).NotTo(HaveOccurred())
+	rendered := harness.Find(objects, "Deployment", harness.OperatorDeployment)
+	Expect(rendered).NotTo(BeNil(), "config/%s renders the operator's Deployment", config)
+	var deployment appsv1.Deployment
+	Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(rendered.Object, &deployment)).To(Succeed())
+	deployment.Spec.Template.Spec.Containers[0].Image = operatorImage
+	deployment.Spec.Replicas = ptr.To[int32](1)
+	current := &appsv1.Deployment{}
+	Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(&deployment), current)).To(Succeed())
+	current.Spec = deployment.Spec
+	Expect(k8sClient.Update(ctx, current)).To(Succeed())
+	operator.ExpectRolledOut(ctx, 1, "config/"+config)
 }

@@ -18,7 +18,7 @@ limitations under the License.
 // tests use it to reach a Service as another pod would. (busybox's wget cannot do TLS with
 // a Go server: it offers only SHA-1 signatures.)
 //
-//	httpget [--cacert FILE | --insecure] [--token-file FILE] URL
+//	httpget [--cacert FILE [--server-name NAME] | --insecure] [--token-file FILE] URL
 //
 // It prints "HTTP <status>" and the body, and exits 0 for a 2xx answer, 1 for any other
 // answer and 2 when no answer came.
@@ -39,13 +39,14 @@ import (
 func main() {
 	caFile := flag.String("cacert", "", "PEM file of the CA to trust (default: the image's CA bundle)")
 	insecure := flag.Bool("insecure", false, "accept any server certificate, as a ServiceMonitor with insecureSkipVerify does for a self-signed one")
+	serverName := flag.String("server-name", "", "the name the server certificate must be for, as a ServiceMonitor's tlsConfig.serverName (default: the URL's host)")
 	tokenFile := flag.String("token-file", "", "file holding a bearer token to send")
 	flag.Parse()
 	if flag.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: httpget [--cacert FILE | --insecure] [--token-file FILE] URL")
+		fmt.Fprintln(os.Stderr, "usage: httpget [--cacert FILE [--server-name NAME] | --insecure] [--token-file FILE] URL")
 		os.Exit(2)
 	}
-	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: *insecure} //nolint:gosec // asked for by --insecure
+	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: *insecure, ServerName: *serverName} //nolint:gosec // asked for by --insecure
 	if *caFile != "" {
 		pem, err := os.ReadFile(*caFile)
 		if err != nil {
