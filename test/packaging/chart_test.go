@@ -188,3 +188,51 @@ func decodeFile(t *testing.T, path string) []*unstructured.Unstructured {
 	}
 	return objects
 }
+
+// TestChartWatchesTheNamespacesItIsToldTo renders the chart as the README tells a user who
+// wants the operator confined to the release's namespace: WATCH_NAMESPACE set to it, and the
+// RBAC made of Roles there instead of ClusterRoles.
+func TestChartWatchesTheNamespacesItIsToldTo(t *testing.T) {
+	helm := requireEnv(t, "HELM")
+	const namespace = "team-a"
+	template := exec.Command(helm, "template", packageName, chartDir, "--namespace", namespace,
+		"--set", "rbac.namespaced=true", "--set", "manager.envOverrides.WATCH_NAMESPACE="+namespace)
+	var stderr bytes.Buffer
+	template.Stderr = &stderr
+	output, err := template.Output()
+	if err != nil {
+		t.Fatalf("helm template: %v\n%s", err, stderr.String())
+	}
+	objects, err := harness.DecodeObjects(bytes.NewReader(output))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The reviews that guard the metrics endpoint are cluster-scoped: they stay so.
+	for _, object := range objects {
+		if object.GetKind() == "ClusterRoleBinding" && !strings.Contains(object.GetName(), "metrics-auth") {
+			t.Errorf("%s %s grants cluster-wide", object.GetKind(), object.GetName())
+		}
+	}
+	for _, name := range []string{harness.ManagerRole, "foo-operator-leader-election-role"} {
+		if role := harness.Find(objects, "Role", name); role == nil || role.GetNamespace() != namespace {
+			t.Errorf("no Role %s in %s", name, namespace)
+		}
+	}
+	deployment := harness.Find(objects, "Deployment", harness.OperatorDeployment)
+	if deployment == nil {
+		t.Fatal("no Deployment")
+	}
+	containers, _, _ := unstructured.NestedSlice(deployment.Object, "spec", "template", "spec", "containers")
+	env, _, _ := unstructured.NestedSlice(containers[0].(map[string]any), "env")
+	// The last definition of a variable is the one the container gets.
+	watched := ""
+	for _, variable := range env {
+		fields := variable.(map[string]any)
+		if fields["name"] == "WATCH_NAMESPACE" {
+			watched, _ = fields["value"].(string)
+		}
+	}
+	if watched != namespace {
+		t.Errorf("the manager watches %q, want %q", watched, namespace)
+	}
+}
