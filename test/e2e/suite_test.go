@@ -103,6 +103,10 @@ type suiteTools struct {
 func TestE2E(t *testing.T) {
 	RegisterFailHandler(Fail)
 	SetDefaultEventuallyPollingInterval(250 * time.Millisecond)
+	// OLM's steps are the slowest a wait meets; one given the spec's context still ends at
+	// this default, not only at the spec's timeout, and says what it saw last.
+	SetDefaultEventuallyTimeout(installTimeout)
+	EnforceDefaultTimeoutsWhenUsingContexts()
 	RunSpecs(t, "OLM end to end")
 }
 

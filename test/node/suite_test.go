@@ -60,6 +60,9 @@ func TestNode(t *testing.T) {
 	RegisterFailHandler(Fail)
 	SetDefaultEventuallyTimeout(2 * time.Minute)
 	SetDefaultEventuallyPollingInterval(200 * time.Millisecond)
+	// A wait given the spec's context still ends at the default timeout, not only at the
+	// spec's: every wait is bounded, and says what it saw last when it gives up.
+	EnforceDefaultTimeoutsWhenUsingContexts()
 	RunSpecs(t, "Node suite")
 }
 

@@ -67,6 +67,8 @@ func EnvironmentBeforeSuite(options Options) *Environment {
 func (env *Environment) setUp(ctx context.Context) {
 	SetDefaultEventuallyTimeout(env.options.EventuallyTimeout)
 	SetDefaultEventuallyPollingInterval(100 * time.Millisecond)
+	// A wait given the spec's context still ends at the default timeout.
+	EnforceDefaultTimeoutsWhenUsingContexts()
 
 	var err error
 	env.WorkDir, err = os.MkdirTemp("", env.options.WorkDirPrefix)

@@ -129,6 +129,15 @@ func (o *InstalledOperator) LeaseHolder(ctx context.Context) (string, error) {
 	return ptr.Deref(lease.Spec.HolderIdentity, ""), nil
 }
 
+// Bounds of the waits on the operator's pods and Lease: a replica is Ready, and a new leader
+// takes the Lease (one lease duration, 15 s, after the old one stopped renewing, plus the
+// retry period), well within them.
+const (
+	leaderTimeout   = 2 * time.Minute
+	takeoverTimeout = 90 * time.Second
+	rolloutTimeout  = 5 * time.Minute
+)
+
 // LeaderPod is the operator's pod that holds the leader Lease, and the holder's identity.
 func (o *InstalledOperator) LeaderPod(ctx context.Context) (*corev1.Pod, string) {
 	GinkgoHelper()
@@ -146,8 +155,8 @@ func (o *InstalledOperator) LeaderPod(ctx context.Context) (*corev1.Pod, string)
 				leader = &pods[i]
 			}
 		}
-		g.Expect(leader).NotTo(BeNil(), "no pod of the operator holds the Lease, held by %q", holder)
-	}).WithContext(ctx).Should(Succeed(), "the operator's pod that holds the leader Lease")
+		g.Expect(leader).NotTo(BeNil(), "no pod of the operator holds the Lease, held by %q; its pods: %s", holder, o.describePods(ctx))
+	}).WithContext(ctx).WithTimeout(leaderTimeout).Should(Succeed(), "the operator's pod that holds the leader Lease")
 	return leader, holder
 }
 
@@ -160,7 +169,7 @@ func (o *InstalledOperator) AwaitTakeover(ctx context.Context, holder string, si
 		var err error
 		last, err = o.LeaseHolder(ctx)
 		return last, err
-	}).WithContext(ctx).WithPolling(100*time.Millisecond).ShouldNot(Or(BeEmpty(), Equal(holder)),
+	}).WithContext(ctx).WithTimeout(takeoverTimeout).WithPolling(100*time.Millisecond).ShouldNot(Or(BeEmpty(), Equal(holder)),
 		func() string {
 			return fmt.Sprintf("a new holder of the leader Lease, held by %q; it is held by %q", holder, last)
 		})
@@ -177,7 +186,7 @@ func (o *InstalledOperator) ExpectReady(ctx context.Context) {
 		for _, pod := range pods {
 			g.Expect(pod.Status.ContainerStatuses).To(HaveEach(HaveField("Ready", BeTrue())), localcluster.DescribePod(&pod))
 		}
-	}).WithContext(ctx).Should(Succeed(), "every pod of the operator Ready")
+	}).WithContext(ctx).WithTimeout(leaderTimeout).Should(Succeed(), "every pod of the operator Ready")
 }
 
 // ExpectRolledOut waits until the operator's Deployment has rolled its latest change out:
@@ -192,7 +201,7 @@ func (o *InstalledOperator) ExpectRolledOut(ctx context.Context, replicas int32,
 		g.Expect(deployment.Status.UpdatedReplicas).To(Equal(replicas))
 		g.Expect(deployment.Status.AvailableReplicas).To(Equal(replicas))
 		g.Expect(deployment.Status.Replicas).To(Equal(replicas))
-	}).WithContext(ctx).Should(Succeed(), func() string {
+	}).WithContext(ctx).WithTimeout(rolloutTimeout).Should(Succeed(), func() string {
 		return fmt.Sprintf("the operator rolled out %s; its pods: %s", what, o.describePods(ctx))
 	})
 }
