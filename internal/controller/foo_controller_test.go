@@ -19,6 +19,7 @@ package controller
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -93,8 +94,15 @@ var _ = Describe("Foo controller", func() {
 
 	It("does not count a pod of the same name in another namespace", func() {
 		foo := createFoo(namespace, "foo", "jack")
-		createJack(createNamespace())
 		expectHappy(foo, false, tutorialv1.FriendNotFoundReason)
+
+		By("creating jack in another namespace, where a witness Foo turns happy: the operator has seen him")
+		other := createNamespace()
+		witness := createFoo(other, "witness", "jack")
+		createJack(other)
+		expectHappy(witness, true, tutorialv1.FriendFoundReason)
+		Consistently(func(g Gomega) bool { return getFoo(g, foo).Status.Happy }).WithTimeout(2*time.Second).
+			Should(BeFalse(), "status.happy of %s, whose namespace has no jack", foo.Name)
 
 		createJack(namespace)
 		expectHappy(foo, true, tutorialv1.FriendFoundReason)
