@@ -62,6 +62,13 @@ HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
 # ENVTEST_ASSETS holds the control plane the tests run against (KUBEBUILDER_ASSETS).
 ENVTEST_ASSETS ?= $(LOCALBIN)/k8s/$(KUBE_VERSION)-etcd-$(ETCD_VERSION)-$(GOOS)-$(GOARCH)
 
+# The Kubernetes components are built static and with paths trimmed, as the operator's module
+# is (GO_ENV) and as Kubernetes releases its servers: their libraries (k8s.io/api,
+# apimachinery, client-go, at the operator's versions) then compile once for both, instead
+# of once per setting (both settings are part of every package's build cache key).
+KUBE_BUILD_FLAGS := -trimpath
+KUBE_BUILD_ENV := CGO_ENABLED=0
+
 # kube-apiserver reports the version it is linked with; unlinked, it says v0.0.0 and
 # clients that check a minimum Kubernetes version refuse it.
 KUBE_APISERVER_LDFLAGS := -s -w \
@@ -122,12 +129,12 @@ $(GOLANGCI_LINT):
 .PHONY: kubectl
 kubectl: $(KUBECTL_LOCAL) ## Build kubectl (about a minute the first time).
 $(KUBECTL_LOCAL):
-	$(call go-build-tool,$@,hack/tools/kubernetes,k8s.io/kubernetes/cmd/kubectl,-ldflags "$(KUBECTL_LDFLAGS)")
+	$(call go-build-tool,$@,hack/tools/kubernetes,k8s.io/kubernetes/cmd/kubectl,$(KUBE_BUILD_FLAGS) -ldflags "$(KUBECTL_LDFLAGS)",$(KUBE_BUILD_ENV))
 
 .PHONY: envtest
 envtest: $(ENVTEST_ASSETS)/kube-apiserver $(ENVTEST_ASSETS)/etcd ## Build the tests' control plane: kube-apiserver and etcd (about 10 minutes the first time).
 $(ENVTEST_ASSETS)/kube-apiserver:
-	$(call go-build-tool,$@,hack/tools/kubernetes,k8s.io/kubernetes/cmd/kube-apiserver,-ldflags "$(KUBE_APISERVER_LDFLAGS)")
+	$(call go-build-tool,$@,hack/tools/kubernetes,k8s.io/kubernetes/cmd/kube-apiserver,$(KUBE_BUILD_FLAGS) -ldflags "$(KUBE_APISERVER_LDFLAGS)",$(KUBE_BUILD_ENV))
 $(ENVTEST_ASSETS)/etcd:
 	$(call go-build-tool,$@,hack/tools/etcd,go.etcd.io/etcd/server/v3,-ldflags "-s -w")
 
@@ -138,7 +145,7 @@ KUBE_CONTROLLER_MANAGER ?= $(ENVTEST_ASSETS)/kube-controller-manager
 .PHONY: kube-controller-manager
 kube-controller-manager: $(KUBE_CONTROLLER_MANAGER) ## Build kube-controller-manager.
 $(KUBE_CONTROLLER_MANAGER):
-	$(call go-build-tool,$@,hack/tools/kubernetes,k8s.io/kubernetes/cmd/kube-controller-manager,-ldflags "$(KUBE_APISERVER_LDFLAGS)")
+	$(call go-build-tool,$@,hack/tools/kubernetes,k8s.io/kubernetes/cmd/kube-controller-manager,$(KUBE_BUILD_FLAGS) -ldflags "$(KUBE_APISERVER_LDFLAGS)",$(KUBE_BUILD_ENV))
 
 # The local cluster's node: kube-scheduler, kubelet and kube-proxy of the apiserver's
 # Kubernetes release, beside it in ENVTEST_ASSETS; containerd and its runc shim; the node's
@@ -185,11 +192,11 @@ image-test-packages:
 node: node-packages envtest kube-controller-manager registry $(KUBE_SCHEDULER) $(KUBELET) $(KUBE_PROXY) $(CONTAINERD)/containerd node-images ## Build the local cluster's node (about 10 minutes the first time).
 
 $(KUBE_SCHEDULER):
-	$(call go-build-tool,$@,hack/tools/kubernetes,k8s.io/kubernetes/cmd/kube-scheduler,-ldflags "$(KUBE_APISERVER_LDFLAGS)")
+	$(call go-build-tool,$@,hack/tools/kubernetes,k8s.io/kubernetes/cmd/kube-scheduler,$(KUBE_BUILD_FLAGS) -ldflags "$(KUBE_APISERVER_LDFLAGS)",$(KUBE_BUILD_ENV))
 $(KUBELET):
-	$(call go-build-tool,$@,hack/tools/kubernetes,k8s.io/kubernetes/cmd/kubelet,-ldflags "$(KUBE_APISERVER_LDFLAGS)")
+	$(call go-build-tool,$@,hack/tools/kubernetes,k8s.io/kubernetes/cmd/kubelet,$(KUBE_BUILD_FLAGS) -ldflags "$(KUBE_APISERVER_LDFLAGS)",$(KUBE_BUILD_ENV))
 $(KUBE_PROXY):
-	$(call go-build-tool,$@,hack/tools/kubernetes,k8s.io/kubernetes/cmd/kube-proxy,-ldflags "$(KUBE_APISERVER_LDFLAGS)")
+	$(call go-build-tool,$@,hack/tools/kubernetes,k8s.io/kubernetes/cmd/kube-proxy,$(KUBE_BUILD_FLAGS) -ldflags "$(KUBE_APISERVER_LDFLAGS)",$(KUBE_BUILD_ENV))
 
 # containerd, its client ctr and its runc shim, without the snapshotters that need C
 # libraries this machine does not have (the node uses overlayfs).

@@ -154,7 +154,7 @@ func runBundleJourney() {
 			// run bundle waits for the CSV to succeed, which it never will: a shorter wait (the
 			// last --timeout is the one taken).
 			args := append([]string{"run", "bundle", bundle, "--install-mode", "OwnNamespace"}, runBundleFlags(namespace, indexImage)...)
-			output, err := runTool(ctx, scratchDir("run-bundle"), tools.operatorSDK, append(args, "--timeout", "90s")...)
+			output, err := runTool(ctx, scratchDir("run-bundle"), tools.operatorSDK, append(args, "--timeout", "40s")...)
 			Expect(err).To(HaveOccurred(), "run bundle of a bundle whose manager image does not exist")
 			AddReportEntry("What operator-sdk run bundle says of a manager image that does not exist",
 				output[strings.LastIndex(output, "level="):], ReportEntryVisibilityAlways)
