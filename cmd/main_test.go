@@ -79,16 +79,18 @@ func TestManagerFlagsValidate(t *testing.T) {
 		want   string // empty: valid
 	}{
 		{name: "the defaults", change: func(*managerFlags) {}},
-		{name: "no reconciles", change: func(f *managerFlags) { f.maxConcurrentReconciles = 0 }, want: "--max-concurrent-reconciles=0: must be at least 1"},
+		{name: "no reconciles", change: func(f *managerFlags) { f.maxConcurrentReconciles = 0 },
+			want: "--max-concurrent-reconciles=0: must be at least 1"},
 		{name: "negative reconciles", change: func(f *managerFlags) { f.maxConcurrentReconciles = -2 }, want: "--max-concurrent-reconciles=-2"},
-		{name: "negative lease", change: func(f *managerFlags) { f.leaseDuration = -time.Second }, want: "--leader-elect-lease-duration=-1s: must be positive"},
+		{name: "negative lease", change: func(f *managerFlags) { f.leaseDuration = -time.Second },
+			want: "--leader-elect-lease-duration=-1s: must be positive"},
 		{name: "zero renew deadline", change: func(f *managerFlags) { f.renewDeadline = 0 }, want: "--leader-elect-renew-deadline=0s: must be positive"},
 		{name: "negative retry", change: func(f *managerFlags) { f.retryPeriod = -time.Millisecond }, want: "--leader-elect-retry-period=-1ms"},
 		{name: "renew past the lease", change: func(f *managerFlags) { f.renewDeadline = 20 * time.Second },
 			want: "--leader-elect-renew-deadline=20s: must be shorter than --leader-elect-lease-duration=15s"},
 		{name: "retry past the renew deadline", change: func(f *managerFlags) { f.retryPeriod = 9 * time.Second },
 			want: "must be longer than 1.2 times --leader-elect-retry-period=9s"},
-		{name: "timings without leader election", change: func(f *managerFlags) { f.leaderElection, f.renewDeadline = false, 20 * time.Second }},
+		{name: "timings without leader election", change: func(f *managerFlags) { f.leaderElection, f.renewDeadline = false, 20*time.Second }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -378,9 +378,9 @@ func readmeInstallYAML(image string) string {
 	block = placeholder.ReplaceAllString(block, "image: "+image)
 	var check map[string]any
 	Expect(yaml.Unmarshal([]byte(strings.Split(block, "\n---\n")[0]), &check)).To(Succeed())
-	path := filepath.Join(workDir, "readme-install.yaml")
-	Expect(os.WriteFile(path, []byte(block), 0o644)).To(Succeed())
-	return path
+	file := filepath.Join(workDir, "readme-install.yaml")
+	Expect(os.WriteFile(file, []byte(block), 0o644)).To(Succeed())
+	return file
 }
 
 // readmeYAML returns the README's YAML that shows objects of both kinds: a document the

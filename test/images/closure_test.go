@@ -170,13 +170,13 @@ func checkBundle(t *testing.T, checkout string, bundle servedBundle) {
 // later one (as `make test-images` sets them).
 func managerPlatforms(t *testing.T, version string) []string {
 	t.Helper()
-	name := "PLATFORMS"
+	variable := "PLATFORMS"
 	if _, err := os.Stat(filepath.Join(env.checkout, "releases", version)); err == nil {
-		name = "RELEASES_PLATFORMS"
+		variable = "RELEASES_PLATFORMS"
 	}
-	value := os.Getenv(name)
+	value := os.Getenv(variable)
 	if value == "" {
-		t.Fatalf("%s is not set: run these tests with `make test-images`", name)
+		t.Fatalf("%s is not set: run these tests with `make test-images`", variable)
 	}
 	platforms := strings.Split(value, ",")
 	sort.Strings(platforms)

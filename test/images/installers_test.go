@@ -93,16 +93,16 @@ func imageDigest(t *testing.T, reference string) string {
 }
 
 // installerImage is the image of the manager container of the Deployment in the installer
-// at path.
-func installerImage(t *testing.T, path string) string {
+// file.
+func installerImage(t *testing.T, file string) string {
 	t.Helper()
-	objects, err := harness.DecodeObjects(bytes.NewReader(harness.ReadFile(t, path)))
+	objects, err := harness.DecodeObjects(bytes.NewReader(harness.ReadFile(t, file)))
 	if err != nil {
-		t.Fatalf("decoding %s: %v", path, err)
+		t.Fatalf("decoding %s: %v", file, err)
 	}
 	image, err := harness.ManagerImage(objects)
 	if err != nil {
-		t.Fatalf("%s: %v", path, err)
+		t.Fatalf("%s: %v", file, err)
 	}
 	return image
 }

@@ -213,7 +213,8 @@ func monitorTLS() (secretName, serverName string) {
 			ServerName string `json:"serverName"`
 		}
 	}
-	Expect(yaml.Unmarshal(harness.ReadFile(GinkgoT(), filepath.Join(harness.RepoRoot, "config", "prometheus", "monitor_tls_patch.yaml")), &patch)).To(Succeed())
+	file := filepath.Join(harness.RepoRoot, "config", "prometheus", "monitor_tls_patch.yaml")
+	Expect(yaml.Unmarshal(harness.ReadFile(GinkgoT(), file), &patch)).To(Succeed())
 	Expect(patch).To(HaveLen(1))
 	Expect(patch[0].Value.CA.Secret.Key).To(Equal("ca.crt"))
 	return patch[0].Value.CA.Secret.Name, patch[0].Value.ServerName

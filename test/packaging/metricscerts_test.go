@@ -73,7 +73,8 @@ func TestMetricsCertificatePiecesAgree(t *testing.T) {
 			ServerName string `json:"serverName"`
 		}
 	}
-	if err := yaml.Unmarshal(harness.ReadFile(t, filepath.Join(repoRoot, "config", "prometheus", "monitor_tls_patch.yaml")), &patch); err != nil || len(patch) != 1 {
+	file := filepath.Join(repoRoot, "config", "prometheus", "monitor_tls_patch.yaml")
+	if err := yaml.Unmarshal(harness.ReadFile(t, file), &patch); err != nil || len(patch) != 1 {
 		t.Fatalf("config/prometheus/monitor_tls_patch.yaml is not one JSON patch operation: %v", err)
 	}
 	verified := patch[0].Value

@@ -77,11 +77,13 @@ var _ = Describe("RBAC as shipped", func() {
 		Entry("read secrets", "team-a", "", "secrets", "", "get"),
 	)
 
-	It("confines the leader election to the operator's own Lease: no other Lease, in its namespace or the cluster's, may it update or delete", func(ctx context.Context) {
-		violations, err := harness.LeaseConfinementViolations(ctx, environment.ControlPlane.Client, harness.OperatorNamespace, harness.OperatorServiceAccount)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(violations).To(BeEmpty())
-	})
+	It("confines the leader election to the operator's own Lease: it may update or delete no other, in its namespace or the cluster's",
+		func(ctx context.Context) {
+			violations, err := harness.LeaseConfinementViolations(ctx, environment.ControlPlane.Client,
+				harness.OperatorNamespace, harness.OperatorServiceAccount)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(violations).To(BeEmpty())
+		})
 
 	It("runs the product story with only the shipped RBAC and is never forbidden", func(ctx context.Context) {
 		manager := environment.StartOperator(ctx, "rbac")
@@ -114,7 +116,7 @@ var _ = Describe("RBAC as shipped", func() {
 		Eventually(func(g Gomega) []string {
 			var events corev1.EventList
 			g.Expect(c.List(ctx, &events, client.InNamespace(namespace))).To(Succeed())
-			var transitions []string
+			transitions := make([]string, 0, len(events.Items))
 			for _, event := range events.Items {
 				transitions = append(transitions, fmt.Sprintf("%s %s x%d", event.InvolvedObject.Name, event.Reason, event.Count))
 			}

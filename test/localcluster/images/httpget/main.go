@@ -39,14 +39,17 @@ import (
 func main() {
 	caFile := flag.String("cacert", "", "PEM file of the CA to trust (default: the image's CA bundle)")
 	insecure := flag.Bool("insecure", false, "accept any server certificate, as a ServiceMonitor with insecureSkipVerify does for a self-signed one")
-	serverName := flag.String("server-name", "", "the name the server certificate must be for, as a ServiceMonitor's tlsConfig.serverName (default: the URL's host)")
+	serverName := flag.String("server-name", "",
+		"the name the server certificate must be for, as a ServiceMonitor's tlsConfig.serverName (default: the URL's host)")
 	tokenFile := flag.String("token-file", "", "file holding a bearer token to send")
 	flag.Parse()
 	if flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: httpget [--cacert FILE [--server-name NAME] | --insecure] [--token-file FILE] URL")
 		os.Exit(2)
 	}
-	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: *insecure, ServerName: *serverName} //nolint:gosec // asked for by --insecure
+	tlsConfig := &tls.Config{ //nolint:gosec // InsecureSkipVerify is asked for by --insecure
+		MinVersion: tls.VersionTLS12, InsecureSkipVerify: *insecure, ServerName: *serverName,
+	}
 	if *caFile != "" {
 		pem, err := os.ReadFile(*caFile)
 		if err != nil {
