@@ -64,6 +64,7 @@ var _ = BeforeSuite(func() {
 	// never gets there, so a generous bound costs nothing when the tests pass.
 	SetDefaultEventuallyTimeout(30 * time.Second)
 	SetDefaultEventuallyPollingInterval(50 * time.Millisecond)
+	EnforceDefaultTimeoutsWhenUsingContexts()
 
 	ctx, cancel = context.WithCancel(context.Background())
 
