@@ -103,12 +103,14 @@ func phase(what string, start time.Time) {
 	fmt.Printf("==> %s in %.1fs\n", what, time.Since(start).Seconds())
 }
 
-// managerMain is the manager's main package in the source tree at context: cmd/main.go, as
+// managerMain is the manager's main file in the source tree at context: cmd/main.go, as
 // kubebuilder's go/v4 layout has it, or main.go at the top, where the sources of releases up
-// to 0.2.0 keep it (their images are built from their own commits).
+// to 0.2.0 keep it (their images are built from their own commits). The file, not its
+// folder, as Dockerfile builds it (and copies only it): code in another file there would
+// be missing from the image either way.
 func managerMain(context string) string {
 	if _, err := os.Stat(filepath.Join(context, "cmd", "main.go")); err == nil {
-		return "./cmd"
+		return "cmd/main.go"
 	}
 	return "main.go"
 }

@@ -22,11 +22,11 @@ import (
 	"path/filepath"
 )
 
-// BuildManager builds the manager binary (cmd/main.go) from the source tree into dir and
-// returns its path.
+// BuildManager builds the manager binary from the source tree into dir, as `make build` and
+// Dockerfile build it (cmd/main.go), and returns its path.
 func BuildManager(dir string) (string, error) {
 	binary := filepath.Join(dir, "manager")
-	cmd := exec.Command("go", "build", "-o", binary, "./cmd")
+	cmd := exec.Command("go", "build", "-o", binary, "cmd/main.go")
 	cmd.Dir = RepoRoot
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("building the manager: %w\n%s", err, out)
