@@ -84,12 +84,13 @@ KUBECTL_LDFLAGS := -s -w \
 
 # go-build-tool builds package $(3) of the tools module in folder $(2) into the binary $(1),
 # with extra `go build` flags $(4) and environment $(5), printing one line when it starts and
-# one when it is done.
+# one when it is done. It builds into a file of its own, then renames it: two makes that
+# build the same tool at once (CI's two lanes) each write the same binary whole.
 define go-build-tool
 @mkdir -p $(dir $(1))
 @echo "==> Building $(notdir $(1)) from $(3) (first use only)"
 @start=$$(date +%s); \
-	cd $(2) && $(5) go build $(4) -o $(1).tmp $(3) && mv $(1).tmp $(1) || exit 1; \
+	cd $(2) && $(5) go build $(4) -o $(1).tmp.$$$$ $(3) && mv -f $(1).tmp.$$$$ $(1) || exit 1; \
 	echo "==> Built $(notdir $(1)) in $$(( $$(date +%s) - start ))s"
 endef
 
