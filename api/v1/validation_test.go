@@ -29,6 +29,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -70,9 +71,9 @@ var _ = Describe("The Foo API", func() {
 	BeforeEach(func() {
 		ctx = context.Background()
 		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "foo-api-"}}
-		Expect(controlPlane.Client.Create(ctx, ns)).To(Succeed())
+		Expect(k8sClient.Create(ctx, ns)).To(Succeed())
 		namespace = ns.Name
-		rest = controlPlane.Clientset.Discovery().RESTClient()
+		rest = kubernetes.NewForConfigOrDie(config).Discovery().RESTClient()
 	})
 
 	foosPath := func() string {
@@ -210,7 +211,7 @@ var _ = Describe("The Foo API", func() {
 		Expect(create(jsonContent, `{"apiVersion":"tutorial.my.domain/v1","kind":"Foo","metadata":{"name":"forged"},`+
 			`"spec":{"name":"jack"},"status":{"happy":true,"observedGeneration":7}}`)).To(Succeed())
 		var foo tutorialv1.Foo
-		Expect(controlPlane.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: "forged"}, &foo)).To(Succeed())
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: namespace, Name: "forged"}, &foo)).To(Succeed())
 		Expect(foo.Status).To(Equal(tutorialv1.FooStatus{}))
 	})
 
@@ -218,7 +219,7 @@ var _ = Describe("The Foo API", func() {
 		func(contentType, manifest, wantName string) {
 			Expect(create(contentType, manifest)).To(Succeed())
 			var foo tutorialv1.Foo
-			Expect(controlPlane.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: "bad"}, &foo)).To(Succeed())
+			Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: namespace, Name: "bad"}, &foo)).To(Succeed())
 			Expect(foo.Spec.Name).To(Equal(wantName))
 		},
 		Entry("one character", jsonContent, fooJSON(`{"name":"a"}`), "a"),

@@ -17,13 +17,14 @@ limitations under the License.
 package controller
 
 import (
+	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
 )
@@ -69,21 +70,20 @@ var _ = Describe("kubectl", func() {
 	})
 })
 
-// kubectl runs the kubectl that `make test` builds against the suite's control plane, as a
-// cluster admin, and returns what it printed. Its files stay in the spec's temporary folder.
+// kubectl runs the kubectl that `make test` builds (TEST_ASSET_KUBECTL, as envtest names it)
+// against the suite's control plane, as a cluster admin, and returns what it printed. Its
+// cache stays in the spec's temporary folder.
 func kubectl(args ...string) string {
 	GinkgoHelper()
-	path := os.Getenv("TEST_ASSET_KUBECTL")
-	Expect(path).NotTo(BeEmpty(), "TEST_ASSET_KUBECTL must name a kubectl binary: run the tests with `make test`")
-	dir := GinkgoT().TempDir()
-	Expect(cluster.WriteKubeconfig(filepath.Join(dir, "kubeconfig"), "kubectl-admin", []string{"system:masters"})).To(Succeed())
-
-	cmd := exec.Command(path, append([]string{
-		"--kubeconfig", filepath.Join(dir, "kubeconfig"), "--cache-dir", filepath.Join(dir, "cache"),
-	}, args...)...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	output, err := cmd.Output()
-	Expect(err).NotTo(HaveOccurred(), "kubectl %s: %s", strings.Join(args, " "), stderr.String())
+	Expect(os.Getenv("TEST_ASSET_KUBECTL")).NotTo(BeEmpty(), "TEST_ASSET_KUBECTL must name a kubectl binary: run the tests with `make test`")
+	admin, err := testEnv.AddUser(envtest.User{Name: "kubectl-admin", Groups: []string{"system:masters"}}, nil)
+	Expect(err).NotTo(HaveOccurred())
+	cli, err := admin.Kubectl()
+	Expect(err).NotTo(HaveOccurred())
+	stdout, stderr, err := cli.Run(append([]string{"--cache-dir", filepath.Join(GinkgoT().TempDir(), "cache")}, args...)...)
+	complaint, _ := io.ReadAll(stderr)
+	Expect(err).NotTo(HaveOccurred(), "kubectl %s: %s", strings.Join(args, " "), complaint)
+	output, err := io.ReadAll(stdout)
+	Expect(err).NotTo(HaveOccurred())
 	return string(output)
 }

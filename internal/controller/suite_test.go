@@ -31,19 +31,20 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
-	"github.com/example/foo-operator/test/localcluster"
 )
 
-// This suite runs the controller in a real manager against a real kube-apiserver and etcd
-// (built by `make envtest`), and observes it only through the API, as a user would.
+// This suite runs the controller in a real manager against a real kube-apiserver and etcd,
+// started by controller-runtime's envtest from the binaries `make envtest` builds (which
+// KUBEBUILDER_ASSETS names), and observes it only through the API, as a user would.
 
 var (
-	cluster   *localcluster.Cluster
+	testEnv   *envtest.Environment
 	k8sClient client.Client
 	// managerClient reads through the manager's cache, as the controller does.
 	managerClient client.Client
@@ -68,16 +69,14 @@ var _ = BeforeSuite(func() {
 
 	ctx, cancel = context.WithCancel(context.Background())
 
-	var err error
-	cluster, err = localcluster.Start(ctx, localcluster.Options{
-		Dir:      filepath.Join(GinkgoT().TempDir(), "cluster"),
-		Assets:   localcluster.AssetsFromEnv(),
-		CRDPaths: []string{filepath.Join("..", "..", "config", "crd", "bases")},
+	testEnv = &envtest.Environment{
+		CRDDirectoryPaths:     []string{filepath.Join("..", "..", "config", "crd", "bases")},
+		ErrorIfCRDPathMissing: true,
 		// OLM's OperatorCondition, where the operator publishes whether it may be upgraded.
 		CRDs: []*apiextensionsv1.CustomResourceDefinition{olmcrds.OperatorCondition()},
-	})
-	Expect(err).NotTo(HaveOccurred())
-	cfg := cluster.Config
+	}
+	cfg, err := testEnv.Start()
+	Expect(err).NotTo(HaveOccurred(), "starting kube-apiserver and etcd from KUBEBUILDER_ASSETS: run the tests with `make test`")
 
 	scheme := runtime.NewScheme()
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
@@ -108,5 +107,5 @@ var _ = BeforeSuite(func() {
 
 var _ = AfterSuite(func() {
 	cancel()
-	Expect(cluster.Stop()).To(Succeed())
+	Expect(testEnv.Stop()).To(Succeed())
 })
