@@ -27,6 +27,20 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
+// LeaseHolder is who holds the operator's leader election Lease in namespace now: empty if
+// no one does (released). A Lease that does not exist is an error, not a release: a check
+// that the Lease was released cannot pass where there never was one.
+func LeaseHolder(ctx context.Context, c client.Client, namespace string) (string, error) {
+	lease := &coordinationv1.Lease{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: LeaderElectionLease}, lease); err != nil {
+		return "", fmt.Errorf("reading the operator's Lease %s/%s: %w", namespace, LeaderElectionLease, err)
+	}
+	if lease.Spec.HolderIdentity == nil {
+		return "", nil
+	}
+	return *lease.Spec.HolderIdentity, nil
+}
+
 // LeaseAccess is one question about the operator's rights on Leases, and the answer its
 // leader election needs: Allowed for what it does, not for what it must not do.
 type LeaseAccess struct {

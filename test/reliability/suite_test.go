@@ -27,9 +27,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"golang.org/x/sync/errgroup"
-	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/example/foo-operator/test/harness"
@@ -71,16 +69,9 @@ func isCandidate(manager *localcluster.Manager) func() bool {
 	return func() bool { return strings.Contains(manager.Logs(), "Attempting to acquire leader lease") }
 }
 
+// leaseHolder is who holds the operator's Lease (harness.LeaseHolder): empty once released.
 func leaseHolder(ctx context.Context) (string, error) {
-	var lease coordinationv1.Lease
-	err := environment.ControlPlane.Client.Get(ctx, client.ObjectKey{Namespace: harness.OperatorNamespace, Name: harness.LeaderElectionLease}, &lease)
-	if apierrors.IsNotFound(err) || err == nil && lease.Spec.HolderIdentity == nil {
-		return "", nil
-	}
-	if err != nil {
-		return "", err
-	}
-	return *lease.Spec.HolderIdentity, nil
+	return harness.LeaseHolder(ctx, environment.ControlPlane.Client, harness.OperatorNamespace)
 }
 
 // populate creates a namespace with fooCount Foos, Foo i looking for pod friend-(i mod

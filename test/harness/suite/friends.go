@@ -199,19 +199,22 @@ func (w *FriendWorld) startCounting(ctx context.Context) *wrongOverTime {
 			}
 		}
 	}()
-	DeferCleanup(o.stop)
+	DeferCleanup(func() { _, _ = o.stop() })
 	return o
 }
 
-// stop ends the counting and returns the peak count.
-func (o *wrongOverTime) stop() int {
+// stop ends the counting and returns the peak count among the seconds the apiserver
+// answered, and how many seconds it did not: the peak is then only a lower bound.
+func (o *wrongOverTime) stop() (peak, unanswered int) {
 	o.cancel()
 	<-o.done
-	peak := 0
 	for _, count := range o.counts {
+		if count < 0 {
+			unanswered++
+		}
 		peak = max(peak, count)
 	}
-	return peak
+	return peak, unanswered
 }
 
 // String shows the counts, one a second, "?" where the apiserver did not answer.
@@ -232,8 +235,11 @@ type FaultFigures struct {
 	Injected string
 	// Changes is how many friend pods the churn created or deleted around the fault.
 	Changes int
-	// PeakWrong is the most Foos wrong at once, from the churn's start to zero wrong.
-	PeakWrong int
+	// PeakWrong is the most Foos wrong at once, from the churn's start to zero wrong, among
+	// the seconds the apiserver answered; Unanswered counts those it did not (an outage), in
+	// which as many as all could have been wrong: with Unanswered, PeakWrong is a lower bound.
+	PeakWrong  int
+	Unanswered int
 	// ToZero is the time from the end of the churn and the fault to zero wrong Foos.
 	ToZero time.Duration
 	// Restarts counts the restarts of the operator's containers.
@@ -264,14 +270,25 @@ func (w *FriendWorld) UnderChurn(ctx context.Context, fault, injected string, in
 	figures.Changes = churning.Stop()
 	Expect(figures.Changes).To(BeNumerically(">", 0), "friend pods the churn created or deleted around the fault")
 	figures.ToZero = w.ExpectAllRight(ctx, "after the fault")
-	figures.PeakWrong = counting.stop()
+	// Right statuses of a world that lost Foos would hide the loss: it must still be whole.
+	w.expectWhole(ctx)
+	figures.PeakWrong, figures.Unanswered = counting.stop()
 	figures.WrongOverTime = counting.String()
 	figures.Restarts = w.options.OperatorRestarts(ctx) - restartsBefore
-	AddReportEntry(fault, fmt.Sprintf("%d pod changes; wrong Foos at peak %d, zero %s after the churn and the fault ended; "+
-		"%d restarts; leader takeover %s\nwrong Foos each second: %s",
-		figures.Changes, figures.PeakWrong, figures.ToZero.Round(100*time.Millisecond), figures.Restarts,
+	AddReportEntry(fault, fmt.Sprintf("%d pod changes; wrong Foos at peak %s, zero %s after the churn and the fault ended; "+
+		"%d restarts; leader takeover %s\nwrong Foos each second (? unanswered): %s",
+		figures.Changes, figures.peak(), figures.ToZero.Round(100*time.Millisecond), figures.Restarts,
 		figures.Takeover.Round(100*time.Millisecond), figures.WrongOverTime), ReportEntryVisibilityAlways)
 	return figures
+}
+
+// peak tells the peak of wrong Foos: a lower bound when the apiserver did not answer for a
+// while, saying how long.
+func (f FaultFigures) peak() string {
+	if f.Unanswered > 0 {
+		return fmt.Sprintf("at least %d (%d s unanswered)", f.PeakWrong, f.Unanswered)
+	}
+	return strconv.Itoa(f.PeakWrong)
 }
 
 // expectWhole expects every Foo of the world to exist.
@@ -299,6 +316,7 @@ func (w *FriendWorld) ExpectAllRight(ctx context.Context, when string) time.Dura
 // FaultTable is the figures of faults as a Markdown table, the one docs/reliability.md shows.
 func FaultTable(figures []FaultFigures) string {
 	var table strings.Builder
+	// A peak counted while the apiserver did not answer is a lower bound, and says so.
 	table.WriteString("| fault | how injected | pod changes | wrong Foos at peak | time to zero wrong | restarts | leader takeover |\n")
 	table.WriteString("| --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, f := range figures {
@@ -306,7 +324,7 @@ func FaultTable(figures []FaultFigures) string {
 		if f.Takeover > 0 {
 			takeover = f.Takeover.Round(100 * time.Millisecond).String()
 		}
-		fmt.Fprintf(&table, "| %s | %s | %d | %d | %s | %d | %s |\n", f.Fault, f.Injected, f.Changes, f.PeakWrong,
+		fmt.Fprintf(&table, "| %s | %s | %d | %s | %s | %d | %s |\n", f.Fault, f.Injected, f.Changes, f.peak(),
 			f.ToZero.Round(100*time.Millisecond), f.Restarts, takeover)
 	}
 	return table.String()

@@ -22,12 +22,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
-	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -45,6 +45,10 @@ type InstalledOperator struct {
 	// Namespace holds the operator's Deployment, named harness.OperatorDeployment, and its
 	// leader election Lease.
 	Namespace string
+
+	// restartsSeen is the restart count last seen of each pod of the operator, gone ones
+	// included: a pod replaced during a fault does not take its restarts with it.
+	restartsSeen sync.Map // types.UID -> int32
 }
 
 // deploymentKey names the operator's Deployment.
@@ -73,6 +77,13 @@ func (o *InstalledOperator) Pods(ctx context.Context) ([]corev1.Pod, error) {
 	}
 	var live []corev1.Pod
 	for _, pod := range pods.Items {
+		var restarts int32
+		for _, status := range pod.Status.ContainerStatuses {
+			restarts += status.RestartCount
+		}
+		if seen, ok := o.restartsSeen.Load(pod.UID); !ok || seen.(int32) < restarts {
+			o.restartsSeen.Store(pod.UID, restarts)
+		}
 		if pod.DeletionTimestamp == nil {
 			live = append(live, pod)
 		}
@@ -92,17 +103,19 @@ func (o *InstalledOperator) Pod(ctx context.Context) (*corev1.Pod, error) {
 	return &pods[0], nil
 }
 
-// Restarts is the sum of the restart counts of the operator's containers.
+// Restarts is the sum of the restart counts of the operator's containers: of the pods it has
+// now, and of every pod of it seen before and gone since, at the count last seen of it. A
+// Deployment that replaced a pod that had restarted (OLM reinstalling the CSV, say) does not
+// make those restarts vanish from a bound.
 func (o *InstalledOperator) Restarts(ctx context.Context) int32 {
 	GinkgoHelper()
-	pods, err := o.Pods(ctx)
+	_, err := o.Pods(ctx)
 	Expect(err).NotTo(HaveOccurred())
 	var restarts int32
-	for _, pod := range pods {
-		for _, status := range pod.Status.ContainerStatuses {
-			restarts += status.RestartCount
-		}
-	}
+	o.restartsSeen.Range(func(_, seen any) bool {
+		restarts += seen.(int32)
+		return true
+	})
 	return restarts
 }
 
@@ -120,13 +133,9 @@ func (o *InstalledOperator) Containers(ctx context.Context) []string {
 	return containers
 }
 
-// LeaseHolder is who holds the operator's leader election Lease now.
+// LeaseHolder is who holds the operator's leader election Lease now (harness.LeaseHolder).
 func (o *InstalledOperator) LeaseHolder(ctx context.Context) (string, error) {
-	lease := &coordinationv1.Lease{}
-	if err := o.Client.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: harness.LeaderElectionLease}, lease); err != nil {
-		return "", err
-	}
-	return ptr.Deref(lease.Spec.HolderIdentity, ""), nil
+	return harness.LeaseHolder(ctx, o.Client, o.Namespace)
 }
 
 // Bounds of the waits on the operator's pods and Lease: a replica is Ready, and a new leader
