@@ -23,16 +23,32 @@ import (
 )
 
 // The journeys share one cluster and one OLM, and each installs the operator's cluster-wide
-// CRD: they run one after the other, each leaving the cluster as it found it.
-var _ = Describe("foo-operator, installed the ways users install it", Ordered, func() {
-	AfterEach(describePodsOnFailure)
+// CRD: Serial runs them one at a time. Each makes its own namespaces and leaves the cluster
+// as it found it, so that any one runs alone (by its label, -ginkgo.label-filter=helm) and
+// in any order (-ginkgo.randomize-all). The node's faults on OLM (label faults) follow the
+// catalog journey's upgrade, in the world it churned: they are a part of that journey.
+var (
+	_ = Describe("with operator-sdk run bundle and run bundle-upgrade", Ordered, Serial, Label("run-bundle", "olm-v0"),
+		journey(runBundleJourney))
+	_ = Describe("from a catalog image, upgraded by publishing", Ordered, Serial, Label("catalog", "olm-v0"),
+		journey(catalogJourney))
+	_ = Describe("with make deploy, then kubectl", Ordered, Serial, Label("deploy"), journey(deployJourney))
+	_ = Describe("from a release's install.yaml, upgraded by the next release's", Ordered, Serial, Label("installer"),
+		journey(installerJourney))
+	_ = Describe("with the Helm chart from an OCI registry, upgraded and uninstalled", Ordered, Serial, Label("helm"),
+		journey(helmJourney))
+	_ = Describe("checked by operator-sdk scorecard", Serial, Label("scorecard", "olm-v0"), journey(scorecardJourney))
+	_ = Describe("with OLM v1: a ClusterCatalog and a ClusterExtension", Ordered, Serial, Label("olm-v1"),
+		journey(olmv1Journey))
+	_ = Describe("from a catalog mirrored for a disconnected cluster, pinned by digest", Ordered, Serial,
+		Label("disconnected", "olm-v0"), journey(disconnectedJourney))
+)
 
-	Describe("with operator-sdk run bundle and run bundle-upgrade", Ordered, runBundleJourney)
-	Describe("from a catalog image, upgraded by publishing", Ordered, catalogJourney)
-	Describe("with make deploy, then kubectl", Ordered, deployJourney)
-	Describe("from a release's install.yaml, upgraded by the next release's", Ordered, installerJourney)
-	Describe("with the Helm chart from an OCI registry, upgraded and uninstalled", Ordered, helmJourney)
-	Describe("checked by operator-sdk scorecard", scorecardJourney)
-	Describe("with OLM v1: a ClusterCatalog and a ClusterExtension", Ordered, olmv1Journey)
-	Describe("from a catalog mirrored for a disconnected cluster, pinned by digest", Ordered, disconnectedJourney)
-})
+// journey is the body of a journey's container: its specs, and what every spec of it shows
+// when it fails.
+func journey(specs func()) func() {
+	return func() {
+		AfterEach(describePodsOnFailure)
+		specs()
+	}
+}
