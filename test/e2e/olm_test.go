@@ -339,7 +339,8 @@ func uninstall(ctx context.Context, namespace, csv string) {
 }
 
 // expectUninstalled waits until the CSV csv of namespace, its Deployment and pods, its
-// ServiceAccount, its RBAC and its copies in other namespaces are gone.
+// ServiceAccount, its RBAC and its copies in other namespaces are gone; then deletes the
+// bundle's ClusterRoles that OLM v0 leaves, as the README tells users to.
 func expectUninstalled(ctx context.Context, namespace, csv string) {
 	GinkgoHelper()
 	expectGone(ctx, &operatorsv1alpha1.ClusterServiceVersion{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: csv}}, installTimeout)
@@ -354,6 +355,7 @@ func expectUninstalled(ctx context.Context, namespace, csv string) {
 		g.Expect(k8sClient.List(ctx, &pods, client.InNamespace(namespace), client.MatchingLabels{"control-plane": "controller-manager"})).To(Succeed())
 		g.Expect(names(pods.Items)).To(BeEmpty(), "pods of the operator left behind")
 	}).WithContext(ctx).WithTimeout(installTimeout).Should(Succeed())
+	deleteBundleClusterRoles(ctx)
 }
 
 // expectNoRBACOf waits until no Role, RoleBinding, ClusterRole or ClusterRoleBinding that OLM
@@ -375,6 +377,27 @@ func expectNoRBACOf(ctx context.Context, namespace, csv string) {
 		g.Expect(k8sClient.List(ctx, &clusterRoleBindings, ownedByCSV)).To(Succeed())
 		g.Expect(names(clusterRoleBindings.Items)).To(BeEmpty(), "ClusterRoleBindings of %s left behind", csv)
 	}).WithContext(ctx).WithTimeout(installTimeout).Should(Succeed())
+}
+
+// deleteBundleClusterRoles deletes the bundle's ClusterRoles that OLM v0 labels but never
+// deletes (the Foo admin, editor and viewer roles and metrics-reader;
+// operator-framework/operator-lifecycle-manager#2985) with the README's command, and waits
+// until no ClusterRole of the operator is left: OLM v1 refuses to install over them, and Helm
+// to adopt them, whichever journey comes next.
+func deleteBundleClusterRoles(ctx context.Context) {
+	GinkgoHelper()
+	kubectl(ctx, "delete", "clusterrole", "-l", "olm.managed=true,app.kubernetes.io/name="+packageName)
+	Eventually(func(g Gomega) []string {
+		var roles rbacv1.ClusterRoleList
+		g.Expect(k8sClient.List(ctx, &roles)).To(Succeed())
+		var left []string
+		for _, role := range roles.Items {
+			if strings.HasPrefix(role.Name, packageName+"-") {
+				left = append(left, role.Name)
+			}
+		}
+		return left
+	}).WithContext(ctx).WithTimeout(operatorStepTimeout).Should(BeEmpty(), "the operator's ClusterRoles left after OLM v0 uninstalled it")
 }
 
 // deleteCRD removes the Foo CRD, and with it every Foo, as a user does after uninstalling
