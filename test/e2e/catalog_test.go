@@ -175,7 +175,7 @@ func publishCatalog(ctx context.Context, catalog *testCatalog, image string) {
 	run(ctx, workDir, tools.opm, "validate", dir)
 	run(ctx, workDir, tools.imagebuilder, "catalog", "--store", tools.imageStore, "--configs", dir,
 		"--base", requiredEnv("OPM_IMAGE", "the opm base image"), "--opm", tools.opm, "--tag", image)
-	_, err := cluster.Registry.PushLayout(ctx, tools.imageStore, image)
+	_, err := cluster.ImageRegistry().PushLayout(ctx, tools.imageStore, image)
 	Expect(err).NotTo(HaveOccurred())
 }
 

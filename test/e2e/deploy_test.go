@@ -51,7 +51,7 @@ func deployJourney() {
 		run(ctx, root, "make", "--no-print-directory", "deploy", "IMG="+missing)
 		expectImagePullFailure(ctx, operatorNamespace, missing)
 		run(ctx, root, "make", "--no-print-directory", "deploy", "IMG="+managerImage("0.3.0"))
-		Expect(cluster.WaitDeploymentAvailable(ctx, operatorNamespace, operatorDeployment, installTimeout)).To(Succeed())
+		Expect(localcluster.WaitDeploymentAvailable(ctx, clientset, operatorNamespace, operatorDeployment, installTimeout)).To(Succeed())
 		expectManagerRunning(ctx, operatorNamespace, managerImage("0.3.0"))
 	}, SpecTimeout(8*time.Minute))
 
@@ -59,7 +59,7 @@ func deployJourney() {
 		root, err := filepath.Abs(repoRoot)
 		Expect(err).NotTo(HaveOccurred())
 		run(ctx, root, "make", "--no-print-directory", "deploy", "IMG="+managerImage("0.3.0"))
-		Expect(cluster.WaitDeploymentAvailable(ctx, operatorNamespace, operatorDeployment, installTimeout)).To(Succeed())
+		Expect(localcluster.WaitDeploymentAvailable(ctx, clientset, operatorNamespace, operatorDeployment, installTimeout)).To(Succeed())
 		expectManagerRunning(ctx, operatorNamespace, managerImage("0.3.0"))
 
 		createNamespaces(ctx, newNamespace(storyNamespace, nil))

@@ -38,6 +38,7 @@ import (
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
 	"github.com/example/foo-operator/test/localcluster"
+	"github.com/example/foo-operator/test/testcluster"
 )
 
 // disconnectedFeature is the CSV annotation that tells OpenShift's console and OperatorHub
@@ -78,6 +79,7 @@ func disconnectedJourney() {
 	inMirror := func(image string) string { return mirror.Host + strings.TrimPrefix(image, original.Host) }
 
 	BeforeAll(func(ctx context.Context) {
+		ensureOLMv0(ctx)
 		var err error
 		for _, registry := range []struct {
 			name string
@@ -85,7 +87,7 @@ func disconnectedJourney() {
 		}{{"registry-original", &original}, {"registry-mirror", &mirror}} {
 			*registry.into, err = localcluster.StartRegistry(ctx, localcluster.RegistryOptions{
 				Name: registry.name, Binary: localcluster.AssetsFromEnv().Registry,
-				Dir: filepath.Join(workDir, registry.name), LogDir: cluster.LogDir,
+				Dir: filepath.Join(workDir, registry.name),
 			})
 			Expect(err).NotTo(HaveOccurred())
 		}
@@ -138,7 +140,9 @@ func disconnectedJourney() {
 				crane(ctx, "copy", catalog, inMirror(catalog))
 			}
 			By("telling the node to pull the original registry's images from the mirror, and stopping the original registry")
-			Expect(cluster.MirrorRegistry(original.Host, mirror)).To(Succeed())
+			node, err := testcluster.As[testcluster.RegistryMirrorer](cluster, testcluster.RegistryMirror)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(node.MirrorRegistry(original.Host, mirror)).To(Succeed())
 			Expect(original.Stop()).To(Succeed())
 			originalRunning = false
 

@@ -33,6 +33,7 @@ import (
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
 	"github.com/example/foo-operator/test/harness"
+	"github.com/example/foo-operator/test/localcluster"
 )
 
 // installerNamespace is where config/default, and so every release's install.yaml, puts the
@@ -55,7 +56,7 @@ func installerJourney() {
 	It("installs 0.2.0 from its install.yaml, and the operator plays the story", func(ctx context.Context) {
 		installer, image := renderInstaller(ctx, "0.2.0")
 		kubectl(ctx, "apply", "--server-side", "-f", installer)
-		Expect(cluster.WaitDeploymentAvailable(ctx, installerNamespace, operatorDeployment, installTimeout)).To(Succeed())
+		Expect(localcluster.WaitDeploymentAvailable(ctx, clientset, installerNamespace, operatorDeployment, installTimeout)).To(Succeed())
 		expectManagerRunning(ctx, installerNamespace, image)
 		playStory(ctx, installerNamespace, storyNamespace)
 		stories = foosIn(ctx, storyNamespace)

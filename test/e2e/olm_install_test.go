@@ -27,6 +27,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"fmt"
 	"math/big"
 	"net"
 	"net/http"
@@ -37,22 +38,111 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/example/foo-operator/test/localcluster"
+	"github.com/example/foo-operator/test/testcluster"
 )
+
+// Where each OLM runs, as the cluster under test has it: found by ensureOLMv0 and
+// ensureOLMv1 from the Deployments of OLM's operators ("olm" and "olmv1-system" as their
+// releases install them). The README's CatalogSource goes in olmNamespace, OLM v0's global
+// catalog namespace there.
+var olmNamespace, olmv1Namespace string
+
+// ensureOLMv0 makes sure that OLM v0 runs on the cluster under test, for a journey that
+// installs with it: the suite installs it on its local cluster (once); an existing cluster
+// must have it, or the journey fails naming what is missing.
+func ensureOLMv0(ctx context.Context) {
+	GinkgoHelper()
+	if olmNamespace != "" {
+		return
+	}
+	if local, ok := cluster.(*testcluster.Local); ok {
+		installOLM(ctx, local)
+	}
+	olmNamespace = expectOLM(ctx, "OLM v0 (`operator-sdk olm install` installs it)",
+		[]string{"clusterserviceversions", "subscriptions", "catalogsources", "operatorgroups", "installplans"}, "operators.coreos.com",
+		"olm-operator", "catalog-operator")
+}
+
+// ensureOLMv1 is ensureOLMv0 for OLM v1 (catalogd and operator-controller).
+func ensureOLMv1(ctx context.Context) {
+	GinkgoHelper()
+	if olmv1Namespace != "" {
+		return
+	}
+	if local, ok := cluster.(*testcluster.Local); ok {
+		started := time.Now()
+		Expect(local.InstallOLMv1(ctx)).To(Succeed())
+		AddReportEntry("OLM v1 installed and available in", time.Since(started).Round(time.Second).String())
+	}
+	olmv1Namespace = expectOLM(ctx, "OLM v1 (operator-controller's release manifests install it)",
+		[]string{"clusterextensions", "clustercatalogs"}, "olm.operatorframework.io",
+		"operator-controller-controller-manager", "catalogd-controller-manager")
+}
+
+// expectOLM checks, asking the cluster's API, that an OLM is there and ready: its CRDs
+// (resources of group) established, and its operators' Deployments available, in one
+// namespace, which it returns. It fails naming each piece that is missing.
+func expectOLM(ctx context.Context, what string, resources []string, group string, deployments ...string) string {
+	GinkgoHelper()
+	var missing []string
+	for _, resource := range resources {
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := k8sClient.Get(ctx, client.ObjectKey{Name: resource + "." + group}, crd); err != nil {
+			missing = append(missing, fmt.Sprintf("CRD %s.%s (%v)", resource, group, err))
+		} else if !crdEstablished(crd) {
+			missing = append(missing, fmt.Sprintf("CRD %s.%s established", resource, group))
+		}
+	}
+	namespace := ""
+	for _, name := range deployments {
+		var list appsv1.DeploymentList
+		Expect(k8sClient.List(ctx, &list, client.MatchingFields{"metadata.name": name})).To(Succeed())
+		if len(list.Items) != 1 {
+			missing = append(missing, fmt.Sprintf("one Deployment %s (found %d)", name, len(list.Items)))
+			continue
+		}
+		deployment := list.Items[0]
+		if namespace == "" {
+			namespace = deployment.Namespace
+		}
+		if deployment.Namespace != namespace {
+			missing = append(missing, fmt.Sprintf("Deployment %s in namespace %s, beside %s", name, namespace, deployments[0]))
+		}
+		if deployment.Status.AvailableReplicas == 0 {
+			missing = append(missing, fmt.Sprintf("an available replica of Deployment %s/%s", deployment.Namespace, name))
+		}
+	}
+	Expect(missing).To(BeEmpty(), "%s is not ready on %s: missing %s", what, provider.Description(), strings.Join(missing, "; "))
+	return namespace
+}
+
+// crdEstablished tells whether the apiserver serves a CRD's resource.
+func crdEstablished(crd *apiextensionsv1.CustomResourceDefinition) bool {
+	for _, condition := range crd.Status.Conditions {
+		if condition.Type == apiextensionsv1.Established {
+			return condition.Status == apiextensionsv1.ConditionTrue
+		}
+	}
+	return false
+}
 
 // installOLM installs OLM v0 with the local-cluster library, as `make cluster OLM=v0` does,
 // then asks operator-sdk whether OLM is healthy.
-func installOLM(ctx context.Context) {
+func installOLM(ctx context.Context, local *testcluster.Local) {
 	GinkgoHelper()
 	By("installing OLM " + localcluster.OLMv0Version + " from its release manifests, with its images built here")
-	releaseDir, err := cluster.InstallOLMv0(ctx)
+	releaseDir, err := local.InstallOLMv0(ctx)
 	Expect(err).NotTo(HaveOccurred())
 
 	By("asking operator-sdk whether OLM is healthy")
 	proxy, trust := serveOLMRelease(releaseDir)
 	output, err := runToolWithEnv(ctx, workDir, []string{"HTTPS_PROXY=" + proxy, "SSL_CERT_FILE=" + trust},
-		tools.operatorSDK, "olm", "status", "--olm-namespace", olmNamespace)
+		tools.operatorSDK, "olm", "status", "--olm-namespace", localcluster.OLMv0Namespace)
 	Expect(err).NotTo(HaveOccurred(), output)
 	Expect(output).To(ContainSubstring(`Successfully got OLM status for version \"` + strings.TrimPrefix(localcluster.OLMv0Version, "v") + `\"`))
 	for _, deployment := range []string{"olm-operator", "catalog-operator"} {
@@ -122,7 +212,7 @@ func serveOLMRelease(releaseDir string) (proxyURL, trustBundle string) {
 	go func() { _ = proxy.Serve(listener) }()
 	DeferCleanup(func() { _ = proxy.Close() })
 
-	registryTrust, err := os.ReadFile(cluster.Registry.TrustBundle)
+	registryTrust, err := os.ReadFile(cluster.ImageRegistry().TrustBundle)
 	Expect(err).NotTo(HaveOccurred())
 	trustBundle = filepath.Join(workDir, "release-mirror-trust.pem")
 	Expect(os.WriteFile(trustBundle, append(registryTrust, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})...), 0o644)).To(Succeed())

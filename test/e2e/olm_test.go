@@ -146,7 +146,7 @@ func csvPhasesSince(csv *operatorsv1alpha1.ClusterServiceVersion, since time.Tim
 // installedOperator is the operator's Deployment in namespace, as OLM installed it: its
 // pods, their restarts and its leader Lease.
 func installedOperator(namespace string) *suite.InstalledOperator {
-	return &suite.InstalledOperator{Cluster: cluster, Client: k8sClient, Namespace: namespace}
+	return &suite.InstalledOperator{Client: k8sClient, Clientset: clientset, Namespace: namespace, LogDir: keptLogDir()}
 }
 
 // expectManagerRunning waits until the operator's one pod in namespace runs image, ready.

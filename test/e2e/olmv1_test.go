@@ -42,7 +42,6 @@ import (
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
 	"github.com/example/foo-operator/internal/controller"
-	"github.com/example/foo-operator/test/localcluster"
 )
 
 // OLM v1's kinds, read as unstructured objects: the suite applies them as YAML, as users do.
@@ -80,9 +79,7 @@ func olmv1Journey() {
 	)
 
 	BeforeAll(func(ctx context.Context) {
-		started := time.Now()
-		Expect(cluster.InstallOLMv1(ctx)).To(Succeed())
-		AddReportEntry("OLM v1 installed and available in", time.Since(started).Round(time.Second).String())
+		ensureOLMv1(ctx)
 		catalogImage = imageTagBase + "-catalog-olmv1:latest"
 		var err error
 		published, err = loadPublishedCatalog()
@@ -288,7 +285,7 @@ func setExtensionVersion(ctx context.Context, version string) {
 func deployedRevision(ctx context.Context) string {
 	GinkgoHelper()
 	var secrets corev1.SecretList
-	Expect(k8sClient.List(ctx, &secrets, client.InNamespace(localcluster.OLMv1Namespace), client.MatchingLabels{
+	Expect(k8sClient.List(ctx, &secrets, client.InNamespace(olmv1Namespace), client.MatchingLabels{
 		"owner": "operator-controller", "type": "index", "name": olmv1Extension, "status": "deployed"})).To(Succeed())
 	Expect(secrets.Items).To(HaveLen(1), "the deployed Helm release of %s", olmv1Extension)
 	return secrets.Items[0].Labels["version"]

@@ -72,12 +72,16 @@ func runBundleJourney() {
 	var indexImage string
 
 	BeforeAll(func(ctx context.Context) {
-		// An empty file-based catalog image, which the library publishes with OLM. run bundle
+		ensureOLMv0(ctx)
+		// An empty file-based catalog image, which the suite publishes (as `make cluster OLM=v0`
+		// does) from the images built for a cluster with OLM. run bundle
 		// refuses an index that already has the bundle, and reads the image's labels even for
 		// its default index, which cannot be reached here. (run bundle-upgrade, which has no
 		// --decompression-image, unpacks with registry.access.redhat.com/ubi9/ubi:9.7: the
 		// library publishes busybox under that name, in the mirror of that registry.)
-		indexImage = cluster.Registry.Host + "/" + localcluster.EmptyIndexImage
+		pushed, err := cluster.ImageRegistry().PushLayout(ctx, localcluster.AssetsFromEnv().OLMImages, localcluster.EmptyIndexImage)
+		Expect(err).NotTo(HaveOccurred(), "publishing the empty index image (OLM_IMAGES, `make olm-images`)")
+		indexImage = pushed[localcluster.EmptyIndexImage]
 		createNamespaces(ctx, newNamespace(operatorNamespace, restrictedLabels), newNamespace(storyNamespace, nil))
 	})
 

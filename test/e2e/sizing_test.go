@@ -33,6 +33,7 @@ import (
 
 	"github.com/example/foo-operator/test/harness"
 	"github.com/example/foo-operator/test/localcluster"
+	"github.com/example/foo-operator/test/testcluster"
 )
 
 // metricsReaderRole is the ClusterRole of the bundle that lets a scraper read the manager's
@@ -101,7 +102,11 @@ func metricsReaderToken(ctx context.Context, namespace string) string {
 // address, from inside the cluster's network namespace, with a bearer token. The manager's
 // certificate is self-signed, as the shipped ServiceMonitor (insecureSkipVerify) expects.
 func scrapeGauge(ctx context.Context, pod *corev1.Pod, token, metric string) (float64, error) {
-	families, err := harness.ScrapeManager(ctx, cluster.Namespace.Dial, pod.Status.PodIP, token)
+	network, err := testcluster.As[testcluster.PodDialer](cluster, testcluster.PodNetwork)
+	if err != nil {
+		return 0, err
+	}
+	families, err := harness.ScrapeManager(ctx, network.DialPod, pod.Status.PodIP, token)
 	if err != nil {
 		return 0, err
 	}

@@ -24,7 +24,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -39,6 +38,7 @@ import (
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
 	"github.com/example/foo-operator/test/localcluster"
+	"github.com/example/foo-operator/test/testcluster"
 )
 
 // playStory plays the operator's story in namespace with pods that really run, the operator
@@ -206,7 +206,9 @@ rules:
 // statusWriters lists the users whose writes to the status of Foo namespace/name succeeded.
 func statusWriters(namespace, name string) []string {
 	GinkgoHelper()
-	file, err := os.Open(filepath.Join(cluster.LogDir, auditLogName))
+	audit, err := testcluster.As[testcluster.AuditLogReader](cluster, testcluster.AuditLog)
+	Expect(err).NotTo(HaveOccurred())
+	file, err := os.Open(audit.AuditLogPath())
 	Expect(err).NotTo(HaveOccurred())
 	defer func() { _ = file.Close() }()
 	users := map[string]bool{}

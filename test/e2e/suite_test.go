@@ -16,13 +16,17 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package e2e runs the three ways users install the operator, each exactly as a user would,
-// on a local cluster with a real node where OLM runs as pods: `operator-sdk run bundle` and
-// `run bundle-upgrade` (in every install mode), a catalog image subscribed to and upgraded
-// by publishing, and `make deploy`; and `operator-sdk scorecard`. OLM v0.46.0 is installed
-// from its own release manifests; every image (OLM's, opm's, the operator's, the bundles,
-// the catalogs) is built here and pulled from the cluster's registry. Run it with
-// `make test-e2e`, as root.
+// Package e2e runs the ways users install the operator, each exactly as a user would:
+// `operator-sdk run bundle` and `run bundle-upgrade` (in every install mode), a catalog image
+// subscribed to and upgraded by publishing, `make deploy`, a release's install.yaml, the Helm
+// chart, OLM v1; and `operator-sdk scorecard`. It runs on the cluster a testcluster.Provider
+// gives: by default a local cluster with a real node that the suite starts, where OLM
+// v0.46.0 and OLM v1 are installed from their release manifests and every image is built
+// here (`make test-e2e`, as root); with USE_EXISTING_CLUSTER=true, the cluster of KUBECONFIG
+// with its OLM, and the registry REGISTRY (`make test-e2e USE_EXISTING_CLUSTER=true`). The
+// specs that need more of a cluster than its API (its node's runtime, its apiserver's
+// process, its audit log) are labelled with that capability, and left out, saying so, where
+// the provider lacks it.
 package e2e
 
 import (
@@ -55,6 +59,7 @@ import (
 	tutorialv1 "github.com/example/foo-operator/api/v1"
 	"github.com/example/foo-operator/test/harness/suite"
 	"github.com/example/foo-operator/test/localcluster"
+	"github.com/example/foo-operator/test/testcluster"
 )
 
 const (
@@ -64,8 +69,6 @@ const (
 	// The names OLM gives what the bundle's CSV installs.
 	operatorDeployment     = "foo-operator-controller-manager"
 	operatorServiceAccount = "foo-operator-controller-manager"
-	// olmNamespace is where OLM runs, as its release installs it.
-	olmNamespace = "olm"
 	// registryAddress is the registry's address: fixed, as the images were built naming it,
 	// and free, as the suite runs in a network namespace of its own (`make test-e2e`).
 	registryAddress = "127.0.0.1:5000"
@@ -80,7 +83,9 @@ const (
 )
 
 var (
-	cluster   *localcluster.Cluster
+	// provider gives the cluster, chosen by USE_EXISTING_CLUSTER (providerFromEnv).
+	provider  testcluster.Provider
+	cluster   testcluster.Cluster
 	k8sClient client.Client
 	clientset kubernetes.Interface
 	tools     suiteTools
@@ -107,14 +112,53 @@ func TestE2E(t *testing.T) {
 	// this default, not only at the spec's timeout, and says what it saw last.
 	SetDefaultEventuallyTimeout(installTimeout)
 	EnforceDefaultTimeoutsWhenUsingContexts()
-	RunSpecs(t, "OLM end to end")
+
+	var err error
+	workDir = t.TempDir()
+	provider, err = providerFromEnv(workDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The specs that need a capability the provider lacks are left out by their label, and
+	// the run says which and why.
+	suiteConfig, reporterConfig := GinkgoConfiguration()
+	var leftOut []string
+	suiteConfig.LabelFilter, leftOut = testcluster.LabelFilter(provider, suiteConfig.LabelFilter)
+	fmt.Printf("The cluster under test: %s\n", provider.Description())
+	for _, line := range leftOut {
+		fmt.Println(line)
+	}
+	RunSpecs(t, "OLM end to end", suiteConfig, reporterConfig)
+}
+
+// providerFromEnv is the provider USE_EXISTING_CLUSTER asks for: the cluster of KUBECONFIG
+// and the registry of REGISTRY (and REGISTRY_CA) if it is true; else a local cluster in
+// E2E_DIR, whose registry serves on registryAddress, mirrors the registries OLM's images
+// are named in, and whose apiserver keeps an audit log of Foo status writes.
+func providerFromEnv(workDir string) (testcluster.Provider, error) {
+	assets := localcluster.AssetsFromEnv()
+	if os.Getenv("USE_EXISTING_CLUSTER") == "true" {
+		return testcluster.ExistingFromEnv(assets.NodeImages, workDir)
+	}
+	dir := os.Getenv("E2E_DIR")
+	if dir == "" {
+		return nil, fmt.Errorf("E2E_DIR must name the folder of the suite's local cluster: run the suite with `make test-e2e`")
+	}
+	auditPolicyFile := filepath.Join(workDir, "audit-policy.yaml")
+	if err := os.WriteFile(auditPolicyFile, []byte(auditPolicy), 0o644); err != nil {
+		return nil, err
+	}
+	return testcluster.LocalProvider{Options: localcluster.Options{
+		Dir: dir, KeepLogs: true, Assets: assets, Progress: GinkgoWriter,
+		Node: true, Registry: true, RegistryAddress: registryAddress, RegistryMirrors: localcluster.OLMMirrors,
+		APIServerFlags: map[string]string{"audit-policy-file": auditPolicyFile, "audit-log-path": filepath.Join(dir, "logs", auditLogName)},
+	}}, nil
 }
 
 // requiredEnv returns the value of the environment variable name, which `make test-e2e` sets.
 func requiredEnv(name, what string) string {
-	value := os.Getenv(name)
-	Expect(value).NotTo(BeEmpty(), "%s must name %s: run the suite with `make test-e2e`", name, what)
-	return value
+	GinkgoHelper()
+	return suite.RequiredEnv(name, what, "make test-e2e")
 }
 
 var _ = BeforeSuite(func(ctx context.Context) {
@@ -133,24 +177,16 @@ var _ = BeforeSuite(func(ctx context.Context) {
 		checkout:     requiredEnv("IMAGE_CHECKOUT", "the copy of the project the images were built from"),
 	}
 	tools.imageStore = tools.imageStores[0]
-	imageTagBase = requiredEnv("IMAGE_TAG_BASE", "the repository the operator's images were built under")
-	Expect(imageTagBase).To(HavePrefix(registryAddress+"/"), "the images must be built for the suite's registry")
-	workDir = GinkgoT().TempDir()
 	Expect(writeToolsHome(workDir)).To(Succeed())
 
-	By("starting a local cluster with a node, its registry on " + registryAddress +
-		" mirroring the registries OLM's images are named in, and an audit of Foo status writes")
-	auditPolicyFile := filepath.Join(workDir, "audit-policy.yaml")
-	Expect(os.WriteFile(auditPolicyFile, []byte(auditPolicy), 0o644)).To(Succeed())
-	dir := requiredEnv("E2E_DIR", "the folder of the suite's local cluster")
+	By("starting " + provider.Description())
 	var err error
-	cluster, err = localcluster.Start(ctx, localcluster.Options{
-		Dir: dir, KeepLogs: true, Assets: localcluster.AssetsFromEnv(), Progress: GinkgoWriter,
-		Node: true, Registry: true, RegistryAddress: registryAddress, RegistryMirrors: localcluster.OLMMirrors,
-		APIServerFlags: map[string]string{"audit-policy-file": auditPolicyFile, "audit-log-path": filepath.Join(dir, "logs", auditLogName)},
-	})
+	cluster, err = provider.Start(ctx)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { Expect(cluster.Stop()).To(Succeed()) })
+	imageTagBase = requiredEnv("IMAGE_TAG_BASE", "the repository the operator's images were built under")
+	Expect(imageTagBase).To(HavePrefix(cluster.ImageRegistry().Host+"/"),
+		"the images must be built for the registry of the cluster under test (IMAGE_TAG_BASE)")
 
 	scheme := runtime.NewScheme()
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
@@ -159,28 +195,26 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(operatorsv1.AddToScheme(scheme)).To(Succeed())
 	Expect(operatorsv2.AddToScheme(scheme)).To(Succeed())
 	Expect(tutorialv1.AddToScheme(scheme)).To(Succeed())
-	k8sClient, err = client.New(cluster.Config, client.Options{Scheme: scheme})
+	k8sClient, err = client.New(cluster.RESTConfig(), client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
-	clientset = cluster.Clientset
+	clientset, err = kubernetes.NewForConfig(cluster.RESTConfig())
+	Expect(err).NotTo(HaveOccurred())
 
 	By("pushing every image built for the suite to the registry")
 	for _, store := range tools.imageStores {
 		started := time.Now()
-		pushed, err := cluster.Registry.PushLayout(ctx, store)
+		pushed, err := cluster.ImageRegistry().PushLayout(ctx, store)
 		Expect(err).NotTo(HaveOccurred())
 		GinkgoWriter.Printf("Pushed %d images of %s in %s\n", len(pushed), store, time.Since(started).Round(time.Millisecond))
 	}
-
-	installOLM(ctx)
 }, NodeTimeout(10*time.Minute))
 
 // On failure, show what each process of the cluster said, and what the pods of OLM and of
 // the operator are doing: that is where the cause of a stuck CSV or a failed unpack is.
 var _ = ReportAfterSuite("cluster logs", func(report Report) {
-	if report.SuiteSucceeded || cluster == nil {
-		return
+	if local, ok := cluster.(*testcluster.Local); ok && !report.SuiteSucceeded {
+		fmt.Println(local.LogTails(100))
 	}
-	fmt.Println(cluster.LogTails(100))
 })
 
 // measuredFaults collects the figures of the faults the operator met as OLM installed it (the
@@ -192,6 +226,15 @@ var measuredFaults []suite.FaultFigures
 var _ = ReportAfterSuite("fault figures", func(Report) {
 	suite.ReportFaultTable("Fault figures (OLM v0, from the catalog)", measuredFaults, "E2E_FAULTS_REPORT")
 })
+
+// keptLogDir is where the suite saves logs that outlive the run: beside the logs of the local
+// cluster's processes, or in the suite's scratch folder on a cluster it did not start.
+func keptLogDir() string {
+	if local, ok := cluster.(*testcluster.Local); ok {
+		return local.LogDir
+	}
+	return workDir
+}
 
 // describePodsOnFailure prints, if the current spec failed, what every pod outside
 // kube-system is doing and the tail of its logs.
@@ -253,11 +296,11 @@ func runToolWithEnv(ctx context.Context, dir string, env []string, binary string
 	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Dir = dir
 	cmd.Env = append(append(os.Environ(),
-		"KUBECONFIG="+cluster.Kubeconfig, "SSL_CERT_FILE="+cluster.Registry.TrustBundle,
+		"KUBECONFIG="+cluster.KubeconfigPath(), "SSL_CERT_FILE="+cluster.ImageRegistry().TrustBundle,
 		"HOME="+filepath.Join(workDir, "home"), "KUBECTL="+tools.kubectl, "KUSTOMIZE="+tools.kustomize), env...)
 	started := time.Now()
 	output, err := cmd.CombinedOutput()
-	GinkgoWriter.Printf("%s(%s, %s)\n", shorten(string(output)), describeExit(err), time.Since(started).Round(100*time.Millisecond))
+	GinkgoWriter.Printf("%s(%s, %s)\n", shorten(string(output)), localcluster.DescribeExit(err), time.Since(started).Round(100*time.Millisecond))
 	return string(output), err
 }
 
@@ -269,13 +312,6 @@ func shorten(output string) string {
 		return output
 	}
 	return strings.Join(lines[:keep], "") + fmt.Sprintf("... (%d lines) ...\n", len(lines)-2*keep) + strings.Join(lines[len(lines)-keep:], "")
-}
-
-func describeExit(err error) string {
-	if err == nil {
-		return "ok"
-	}
-	return err.Error()
 }
 
 // kubectl runs kubectl as a user would, from the suite's folder.

@@ -37,6 +37,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -411,11 +412,17 @@ func decodeManifest(manifest []byte) ([]*unstructured.Unstructured, error) {
 	}
 }
 
+// WaitDeploymentAvailable waits until a Deployment of the cluster has all its replicas
+// updated and available (WaitDeploymentAvailable).
+func (c *Cluster) WaitDeploymentAvailable(ctx context.Context, namespace, name string, timeout time.Duration) error {
+	return WaitDeploymentAvailable(ctx, c.Clientset, namespace, name, timeout)
+}
+
 // WaitDeploymentAvailable waits until a Deployment has all its replicas updated and
 // available; its error says what the Deployment and its pods showed last.
-func (c *Cluster) WaitDeploymentAvailable(ctx context.Context, namespace, name string, timeout time.Duration) error {
+func WaitDeploymentAvailable(ctx context.Context, clientset kubernetes.Interface, namespace, name string, timeout time.Duration) error {
 	return poll(ctx, timeout, "Deployment "+namespace+"/"+name+" to be available", func() (bool, string) {
-		deployment, err := c.Clientset.AppsV1().Deployments(namespace).Get(ctx, name, metav1.GetOptions{})
+		deployment, err := clientset.AppsV1().Deployments(namespace).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, err.Error()
 		}
@@ -429,14 +436,14 @@ func (c *Cluster) WaitDeploymentAvailable(ctx context.Context, namespace, name s
 			return true, ""
 		}
 		return false, fmt.Sprintf("%d/%d available; pods: %s", status.AvailableReplicas, want,
-			c.DescribePods(ctx, namespace, metav1.FormatLabelSelector(deployment.Spec.Selector)))
+			DescribePods(ctx, clientset, namespace, metav1.FormatLabelSelector(deployment.Spec.Selector)))
 	})
 }
 
 // DescribePods says, for a failure message, what the pods matching selector in namespace
 // are doing: phase, and each container's state with its reason and message.
-func (c *Cluster) DescribePods(ctx context.Context, namespace, selector string) string {
-	pods, err := c.Clientset.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
+func DescribePods(ctx context.Context, clientset kubernetes.Interface, namespace, selector string) string {
+	pods, err := clientset.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
 	if err != nil {
 		return err.Error()
 	}

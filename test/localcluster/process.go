@@ -104,7 +104,7 @@ func StartProcess(opts ProcessOptions) (*Process, error) {
 	p := &Process{Name: opts.Name, LogPath: logPath, cmd: cmd, exited: make(chan struct{}), inNamespace: opts.Namespace != nil}
 	go func() {
 		p.err = cmd.Wait()
-		_, _ = fmt.Fprintf(logFile, "=== %s ended %s: %v\n", opts.Name, time.Now().Format(time.RFC3339), describeExit(p.err))
+		_, _ = fmt.Fprintf(logFile, "=== %s ended %s: %v\n", opts.Name, time.Now().Format(time.RFC3339), DescribeExit(p.err))
 		_ = logFile.Close()
 		close(p.exited)
 	}()
@@ -116,7 +116,8 @@ func MinimalEnv(extra ...string) []string {
 	return append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.TempDir()}, extra...)
 }
 
-func describeExit(err error) string {
+// DescribeExit says how a command ended, for a log line.
+func DescribeExit(err error) string {
 	if err == nil {
 		return "exit status 0"
 	}

@@ -34,6 +34,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/crane"
 	gcrname "github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
@@ -203,6 +204,26 @@ func (r *Registry) waitReady(ctx context.Context, roots *x509.CertPool) error {
 	}
 }
 
+// RegistryAt is a registry that runs elsewhere, at host (host:port), whose certificate
+// chains to the CA in the PEM file caFile, or to one this machine trusts if caFile is empty.
+// Its trust bundle (the machine's CAs and caFile's) is written to trustBundle.
+func RegistryAt(host, caFile, trustBundle string) (*Registry, error) {
+	var caPEM []byte
+	if caFile != "" {
+		var err error
+		if caPEM, err = os.ReadFile(caFile); err != nil {
+			return nil, fmt.Errorf("the registry's CA: %w", err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(trustBundle), 0o755); err != nil {
+		return nil, err
+	}
+	if err := writeTrustBundle(trustBundle, caPEM); err != nil {
+		return nil, err
+	}
+	return &Registry{Host: host, CAFile: caFile, TrustBundle: trustBundle}, nil
+}
+
 // Env is the environment of a process that pulls from or pushes to the registry: Go's
 // TLS (that of opm, operator-sdk, imagebuilder, crane) reads its roots from SSL_CERT_FILE.
 func (r *Registry) Env() []string {
@@ -250,18 +271,21 @@ func FreePort() (int, error) {
 	return ports[0], nil
 }
 
-// Transport is an HTTPS transport that trusts the registry's CA (and the machine's).
+// Transport is an HTTPS transport that trusts the registry's CA, if it has one of its own,
+// and the machine's.
 func (r *Registry) Transport() (http.RoundTripper, error) {
 	pool, err := x509.SystemCertPool()
 	if err != nil {
 		pool = x509.NewCertPool()
 	}
-	caPEM, err := os.ReadFile(r.CAFile)
-	if err != nil {
-		return nil, err
-	}
-	if !pool.AppendCertsFromPEM(caPEM) {
-		return nil, fmt.Errorf("%s holds no certificate", r.CAFile)
+	if r.CAFile != "" {
+		caPEM, err := os.ReadFile(r.CAFile)
+		if err != nil {
+			return nil, err
+		}
+		if !pool.AppendCertsFromPEM(caPEM) {
+			return nil, fmt.Errorf("%s holds no certificate", r.CAFile)
+		}
 	}
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
@@ -303,7 +327,9 @@ func (r *Registry) PushLayout(ctx context.Context, dir string, names ...string) 
 		if err != nil {
 			return nil, fmt.Errorf("the image %s of %s: %w", name, dir, err)
 		}
-		options := []remote.Option{remote.WithContext(ctx), remote.WithTransport(transport)}
+		// A registry of the user's may want the login of ~/.docker/config.json; the local one
+		// wants none, and gets none from an empty keychain.
+		options := []remote.Option{remote.WithContext(ctx), remote.WithTransport(transport), remote.WithAuthFromKeychain(authn.DefaultKeychain)}
 		if descriptor.MediaType.IsIndex() {
 			child, err := index.ImageIndex(descriptor.Digest)
 			if err == nil {
@@ -343,7 +369,7 @@ func (r *Registry) Copy(ctx context.Context, source, name string) error {
 	if err != nil {
 		return err
 	}
-	return crane.Copy(source, to.String(), crane.WithContext(ctx), crane.WithTransport(transport))
+	return crane.Copy(source, to.String(), crane.WithContext(ctx), crane.WithTransport(transport), crane.WithAuthFromKeychain(authn.DefaultKeychain))
 }
 
 // localReference is where PushLayout pushes the image named name.

@@ -30,6 +30,7 @@ import (
 
 	"github.com/example/foo-operator/test/harness"
 	"github.com/example/foo-operator/test/harness/suite"
+	"github.com/example/foo-operator/test/testcluster"
 )
 
 // The faults users' nodes meet (suite.NodeFaultSpecs), each under churn, on the operator as
@@ -40,6 +41,7 @@ var _ = Describe("The operator on a node, under churn of its Foos' friends", Lab
 	faults := &suite.NodeFaults{Operator: operator, Replicas: 2, Measured: &measured}
 
 	BeforeAll(func(ctx context.Context) {
+		faults.Cluster = &testcluster.Local{Cluster: cluster}
 		By(fmt.Sprintf("running the operator with %d replicas", faults.Replicas))
 		scaleOperator(ctx, faults.Replicas)
 		DeferCleanup(scaleOperator, int32(1))

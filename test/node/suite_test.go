@@ -27,7 +27,6 @@ package node
 import (
 	"context"
 	"fmt"
-	"os"
 	"testing"
 	"time"
 
@@ -68,9 +67,8 @@ func TestNode(t *testing.T) {
 
 // requiredEnv returns the value of the environment variable name, which `make test-node` sets.
 func requiredEnv(name, what string) string {
-	value := os.Getenv(name)
-	Expect(value).NotTo(BeEmpty(), "%s must name %s: run the suite with `make test-node`", name, what)
-	return value
+	GinkgoHelper()
+	return suite.RequiredEnv(name, what, "make test-node")
 }
 
 var _ = BeforeSuite(func(ctx context.Context) {
@@ -88,7 +86,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	k8sClient, err = client.New(cluster.Config, client.Options{Scheme: harness.Scheme})
 	Expect(err).NotTo(HaveOccurred())
 	clientset = cluster.Clientset
-	operator.Cluster, operator.Client = cluster, k8sClient
+	operator.Client, operator.Clientset, operator.LogDir = k8sClient, cluster.Clientset, cluster.LogDir
 
 	By("pushing the manager image to the cluster's registry")
 	images, err := cluster.Registry.PushLayout(ctx, operatorImages)

@@ -54,6 +54,16 @@ type Options struct {
 	StopTimeout time.Duration
 }
 
+// RequiredEnv returns the value of the environment variable name, which the make target
+// that runs the suite sets; it fails the node that asks, naming what the variable must name
+// and that target, if the variable is empty.
+func RequiredEnv(name, what, target string) string {
+	GinkgoHelper()
+	value := os.Getenv(name)
+	Expect(value).NotTo(BeEmpty(), "%s must name %s: run the suite with `%s`", name, what, target)
+	return value
+}
+
 // EnvironmentBeforeSuite declares the BeforeSuite that sets up a Ginkgo suite's Environment
 // and registers its teardown, and returns the Environment, which is ready when the specs
 // run. Call it at the top level of the suite, where BeforeSuite itself is called.

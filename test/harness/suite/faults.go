@@ -30,6 +30,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/example/foo-operator/test/testcluster"
 )
 
 // The faults users' nodes meet, each injected under churn into the node of a local cluster
@@ -37,10 +39,20 @@ import (
 // `make deploy` installs it, the OLM suite on the operator as OLM v0 installs it from the
 // catalog: the same specs, from here.
 
-// APIServerRestartLabel labels the fault specs that stop kube-apiserver and start it again
-// (expired watches, the outage): the longest, and the same on every install, since they
-// reach the operator through its apiserver and kubelet. `.ci/run` runs them on one install.
-const APIServerRestartLabel = "apiserver-restart"
+// Each spec is labelled with the capability of the cluster it needs (testcluster), so that a
+// suite on a cluster without it leaves it out. The ones that stop kube-apiserver and start it
+// again (expired watches, the outage; label testcluster.APIServerRestart) are the longest,
+// and the same on every install, since they reach the operator through its apiserver and
+// kubelet: `.ci/run` runs them on one install.
+
+// capability returns the cluster as the interface of one of its capabilities, failing the
+// spec, which should have been left out by its label, if it has not that capability.
+func capability[T any](cluster testcluster.Cluster, name testcluster.Capability) T {
+	GinkgoHelper()
+	typed, err := testcluster.As[T](cluster, name)
+	Expect(err).NotTo(HaveOccurred())
+	return typed
+}
 
 // leaderRenewDeadline is how long the manager's leader keeps trying to renew its Lease
 // before it ends (the default of --leader-elect-renew-deadline, which config/manager keeps).
@@ -50,6 +62,9 @@ const leaderRenewDeadline = 10 * time.Second
 // on it, and the world of Foos it keeps right. The suite fills it in before the specs run
 // (in a BeforeAll).
 type NodeFaults struct {
+	// Cluster is the cluster whose node and apiserver the specs break: each spec needs the
+	// capability it is labelled with.
+	Cluster  testcluster.Cluster
 	Operator *InstalledOperator
 	World    *FriendWorld
 	// Replicas is how many replicas of the operator run during the faults.
@@ -78,42 +93,47 @@ func (f *NodeFaults) underChurn(ctx context.Context, fault, injected string,
 // NodeFaultSpecs declares the fault specs, in the Ordered container that calls it, on what
 // faults holds once its BeforeAll has run.
 func NodeFaultSpecs(faults *NodeFaults) {
-	It("hands the Lease over when the leader's container is killed, and its Foos stay right", func(ctx context.Context) {
-		faults.underChurn(ctx, "Leader killed", "the leader's container SIGKILLed through containerd",
-			func(ctx context.Context, figures *FaultFigures) {
-				leader, holder := faults.Operator.LeaderPod(ctx)
-				killed := time.Now()
-				Expect(faults.Operator.Cluster.SignalContainer(ctx, leader.Status.ContainerStatuses[0].ContainerID, "SIGKILL")).To(Succeed())
-				figures.Takeover = faults.Operator.AwaitTakeover(ctx, holder, killed)
-			})
-	})
+	It("hands the Lease over when the leader's container is killed, and its Foos stay right", Label(string(testcluster.ContainerKill)),
+		func(ctx context.Context) {
+			runtime := capability[testcluster.ContainerKiller](faults.Cluster, testcluster.ContainerKill)
+			faults.underChurn(ctx, "Leader killed", "the leader's container SIGKILLed through containerd",
+				func(ctx context.Context, figures *FaultFigures) {
+					leader, holder := faults.Operator.LeaderPod(ctx)
+					killed := time.Now()
+					Expect(runtime.SignalContainer(ctx, leader.Status.ContainerStatuses[0].ContainerID, "SIGKILL")).To(Succeed())
+					figures.Takeover = faults.Operator.AwaitTakeover(ctx, holder, killed)
+				})
+		})
 
-	It("keeps running through a kubelet restart", func(ctx context.Context) {
+	It("keeps running through a kubelet restart", Label(string(testcluster.NodeRestart)), func(ctx context.Context) {
+		node := capability[testcluster.NodeRestarter](faults.Cluster, testcluster.NodeRestart)
 		before := faults.Operator.Containers(ctx)
 		faults.underChurn(ctx, "kubelet restarted", "the node's kubelet stopped with SIGTERM and started again",
 			func(ctx context.Context, _ *FaultFigures) {
-				Expect(faults.Operator.Cluster.RestartKubelet(ctx)).To(Succeed())
+				Expect(node.RestartKubelet(ctx)).To(Succeed())
 			})
 		Expect(faults.Operator.Containers(ctx)).To(Equal(before), "the operator's containers, which the kubelet's restart must not touch")
 	})
 
-	It("keeps running through a containerd restart", func(ctx context.Context) {
+	It("keeps running through a containerd restart", Label(string(testcluster.NodeRestart)), func(ctx context.Context) {
+		node := capability[testcluster.NodeRestarter](faults.Cluster, testcluster.NodeRestart)
 		before := faults.Operator.Containers(ctx)
 		faults.underChurn(ctx, "containerd restarted", "the node's containerd stopped with SIGTERM and started again",
 			func(ctx context.Context, _ *FaultFigures) {
-				Expect(faults.Operator.Cluster.RestartContainerd(ctx)).To(Succeed())
+				Expect(node.RestartContainerd(ctx)).To(Succeed())
 			})
 		Expect(faults.Operator.Containers(ctx)).To(Equal(before), "the operator's containers, which run on under their shims")
 	})
 
-	It("recovers from a network partition between the leader's pod and the apiserver", func(ctx context.Context) {
+	It("recovers from a network partition between the leader's pod and the apiserver", Label(string(testcluster.Partition)), func(ctx context.Context) {
+		network := capability[testcluster.Partitioner](faults.Cluster, testcluster.Partition)
 		const partition = 20 * time.Second
 		injected := fmt.Sprintf("the leader pod's packets to the apiserver dropped for %s (nftables, in the node's network)", partition)
 		faults.underChurn(ctx, "Leader partitioned", injected,
 			func(ctx context.Context, figures *FaultFigures) {
 				leader, holder := faults.Operator.LeaderPod(ctx)
 				cut := time.Now()
-				restore, err := faults.Operator.Cluster.CutFromAPIServer(ctx, leader.Status.PodIP)
+				restore, err := network.CutFromAPIServer(ctx, leader.Status.PodIP)
 				Expect(err).NotTo(HaveOccurred())
 				DeferCleanup(restore)
 				figures.Takeover = faults.Operator.AwaitTakeover(ctx, holder, cut)
@@ -123,8 +143,8 @@ func NodeFaultSpecs(faults *NodeFaults) {
 	})
 
 	It("relists after its watches expire, without a restart unless the apiserver stays down past the renew deadline",
-		Label(APIServerRestartLabel), func(ctx context.Context) {
-			cluster := faults.Operator.Cluster
+		Label(string(testcluster.APIServerRestart)), func(ctx context.Context) {
+			cluster := capability[testcluster.APIServerRestarter](faults.Cluster, testcluster.APIServerRestart)
 			var restartsBefore int32
 			var down time.Duration
 			// A witness of what the managers' watches meet: the resourceVersion of the pods just
@@ -165,9 +185,9 @@ func NodeFaultSpecs(faults *NodeFaults) {
 		})
 
 	It("comes back from a 30s apiserver outage under the kubelet's back-off, without a crash loop",
-		Label(APIServerRestartLabel), func(ctx context.Context) {
+		Label(string(testcluster.APIServerRestart)), func(ctx context.Context) {
 			const outage = 30 * time.Second
-			cluster := faults.Operator.Cluster
+			cluster := capability[testcluster.APIServerRestarter](faults.Cluster, testcluster.APIServerRestart)
 			var unavailable time.Duration
 			figures := faults.underChurn(ctx, "Apiserver outage", fmt.Sprintf("kube-apiserver stopped (SIGTERM) for %s and started again", outage),
 				func(ctx context.Context, _ *FaultFigures) {
@@ -217,7 +237,7 @@ func expectWatchExpired(ctx context.Context, operator *InstalledOperator, namesp
 	GinkgoHelper()
 	isExpired := func(err error) bool { return apierrors.IsResourceExpired(err) || apierrors.IsGone(err) }
 	Eventually(func(g Gomega) {
-		watcher, err := operator.Cluster.Clientset.CoreV1().Pods(namespace).Watch(ctx, metav1.ListOptions{ResourceVersion: resourceVersion})
+		watcher, err := operator.Clientset.CoreV1().Pods(namespace).Watch(ctx, metav1.ListOptions{ResourceVersion: resourceVersion})
 		if err != nil {
 			g.Expect(isExpired(err)).To(BeTrue(), "the error of starting the watch: %v", err)
 			return

@@ -30,6 +30,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -40,8 +41,11 @@ import (
 // InstalledOperator is the operator's Deployment as an installer left it on a cluster with a
 // node (`make deploy`, or OLM from the catalog): where its pods and its leader Lease are.
 type InstalledOperator struct {
-	Cluster *localcluster.Cluster
-	Client  client.Client
+	Client    client.Client
+	Clientset kubernetes.Interface
+	// LogDir receives the logs of the operator's containers (SaveLogs): beside the logs of
+	// the cluster's processes, when the suite started the cluster.
+	LogDir string
 	// Namespace holds the operator's Deployment, named harness.OperatorDeployment, and its
 	// leader election Lease.
 	Namespace string
@@ -58,7 +62,7 @@ func (o *InstalledOperator) deploymentKey() client.ObjectKey {
 
 // describePods tells the state of every pod of the operator, for a failure message.
 func (o *InstalledOperator) describePods(ctx context.Context) string {
-	return o.Cluster.DescribePods(ctx, o.Namespace, "control-plane=controller-manager")
+	return localcluster.DescribePods(ctx, o.Clientset, o.Namespace, "control-plane=controller-manager")
 }
 
 // Pods returns the pods of the operator's Deployment that are not being deleted.
@@ -227,7 +231,7 @@ func (o *InstalledOperator) LogsOnFailure(ctx context.Context) {
 	}
 	for _, pod := range pods {
 		GinkgoWriter.Printf("Pod %s: %s\n", pod.Name, localcluster.DescribePod(&pod))
-		logs, err := o.Cluster.Clientset.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, &corev1.PodLogOptions{TailLines: ptr.To[int64](50)}).DoRaw(ctx)
+		logs, err := o.Clientset.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, &corev1.PodLogOptions{TailLines: ptr.To[int64](50)}).DoRaw(ctx)
 		GinkgoWriter.Printf("Its log (%v):\n%s\n", err, logs)
 	}
 }
@@ -242,7 +246,7 @@ func (o *InstalledOperator) SaveLogs(ctx context.Context) {
 	}
 	for _, pod := range pods {
 		for _, previous := range []bool{true, false} {
-			logs, err := o.Cluster.Clientset.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, &corev1.PodLogOptions{Previous: previous}).DoRaw(ctx)
+			logs, err := o.Clientset.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, &corev1.PodLogOptions{Previous: previous}).DoRaw(ctx)
 			if err != nil {
 				continue // no previous container
 			}
@@ -250,7 +254,7 @@ func (o *InstalledOperator) SaveLogs(ctx context.Context) {
 			if previous {
 				name = "operator-" + pod.Name + "-previous.log"
 			}
-			if err := os.WriteFile(filepath.Join(o.Cluster.LogDir, name), logs, 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(o.LogDir, name), logs, 0o644); err != nil {
 				GinkgoWriter.Printf("Saving the log of %s: %v\n", pod.Name, err)
 			}
 		}
