@@ -73,7 +73,8 @@ func startBackgroundCluster(ctx context.Context, opts options) error {
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(self, "--serve-cluster", "--dir", opts.dir, "--kubectl", opts.kubectlPath, "--olm", opts.olm)
+	cmd := exec.Command(self, "--serve-cluster", "--dir", opts.dir, "--kubectl", opts.kubectlPath, "--olm", opts.olm,
+		"--registry-address", opts.registryAddress)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.ExtraFiles = []*os.File{statusWriter}
 	// A session of its own: the terminal's Ctrl-C and hang-up do not reach it.
@@ -138,7 +139,7 @@ func serveBackgroundCluster(ctx context.Context, opts options) error {
 
 	cluster, err := localcluster.Start(ctx, localcluster.Options{
 		Dir: clusterDir(opts), KeepLogs: true, Assets: opts.assets, Progress: io.MultiWriter(os.Stdout, status),
-		Node: true, Registry: true, RegistryDir: registryDir(opts),
+		Node: true, Registry: true, RegistryDir: registryDir(opts), RegistryAddress: opts.registryAddress,
 		OLMv0: opts.olm == "v0" || opts.olm == "both", OLMv1: opts.olm == "v1" || opts.olm == "both",
 	})
 	if err != nil {
@@ -165,8 +166,8 @@ func toolsDir(opts options) string { return filepath.Join(opts.dir, "bin") }
 // clusterEnv is what a shell sources to use the cluster: the variables, and comments saying
 // what runs and which images the registry holds for OLM's tools.
 func clusterEnv(opts options, cluster *localcluster.Cluster) string {
-	env := fmt.Sprintf("export KUBECONFIG=%s\nexport SSL_CERT_FILE=%s\nexport REGISTRY=%s\nexport PATH=\"%s:$PATH\"\n",
-		cluster.Kubeconfig, cluster.Registry.TrustBundle, cluster.Registry.Host, toolsDir(opts))
+	env := fmt.Sprintf("export KUBECONFIG=%s\nexport SSL_CERT_FILE=%s\nexport REGISTRY=%s\nexport REGISTRY_CA=%s\nexport PATH=\"%s:$PATH\"\n",
+		cluster.Kubeconfig, cluster.Registry.TrustBundle, cluster.Registry.Host, cluster.Registry.CAFile, toolsDir(opts))
 	if opts.olm == "v0" || opts.olm == "both" {
 		env += fmt.Sprintf("# OLM %s runs in namespace %s.\n", localcluster.OLMv0Version, localcluster.OLMv0Namespace)
 	}
@@ -191,7 +192,7 @@ func printEnv(w io.Writer, opts options) error {
 	_, _ = fmt.Fprintf(w, "registry run in the background. In your shell (or `source %s`):\n\n", relative(envFile(opts)))
 	_, _ = fmt.Fprintf(w, "%s\n\n", indent(string(env)))
 	_, _ = fmt.Fprintf(w, "KUBECONFIG reaches the apiserver on a loopback port forwarded into the cluster's namespace;\n")
-	_, _ = fmt.Fprintf(w, "SSL_CERT_FILE adds the registry's CA to the machine's, for the Go programs that push and pull;\n")
+	_, _ = fmt.Fprintf(w, "SSL_CERT_FILE adds the registry's CA (REGISTRY_CA) to the machine's, for the Go programs that push and pull;\n")
 	_, _ = fmt.Fprintf(w, "PATH starts with %s, which has kubectl (and with OLM operator-sdk).\n", relative(toolsDir(opts)))
 	_, _ = fmt.Fprintf(w, "Images pushed to $REGISTRY are what the node pulls. Then, for instance:\n\n")
 	_, _ = fmt.Fprintf(w, "  make docker-build docker-push deploy IMG=$REGISTRY/foo-operator:dev CONTAINER_TOOL=imagebuilder\n")

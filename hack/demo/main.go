@@ -53,6 +53,8 @@ type options struct {
 	assets      localcluster.Assets
 	// olm names the OLM generations --cluster installs: "", v0, v1 or both.
 	olm string
+	// registryAddress is where --cluster's registry serves; empty picks a free loopback port.
+	registryAddress string
 }
 
 func main() {
@@ -68,6 +70,8 @@ func main() {
 	flag.BoolVar(&clusterDown, "cluster-down", false, "Stop what --cluster started.")
 	flag.BoolVar(&serveCluster, "serve-cluster", false, "Run the cluster of --cluster in the foreground (used by --cluster).")
 	flag.StringVar(&opts.olm, "olm", "", "With --cluster, install OLM on the cluster: v0, v1 or both.")
+	flag.StringVar(&opts.registryAddress, "registry-address", "",
+		"With --cluster, the loopback host:port its registry serves on (a free port if empty).")
 	flag.Parse()
 	opts.assets = localcluster.AssetsFromEnv()
 

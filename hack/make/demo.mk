@@ -28,11 +28,15 @@ ifneq ($(filter-out v0 v1 both,$(OLM)),)
 $(error OLM must be v0, v1 or both, not "$(OLM)")
 endif
 
+# CLUSTER_REGISTRY is the loopback host:port the registry of `make cluster` serves on; empty
+# picks a free port. Whichever, .demo/cluster.env names it as REGISTRY.
+CLUSTER_REGISTRY ?=
+
 .PHONY: cluster
 cluster: node imagebuilder kustomize controller-gen demo-program demo-kubectl $(if $(OLM),olm-images operator-sdk helm olm-modules) ## Leave a local cluster with a real node and an image registry running, for kubectl and make (as root); OLM=v0, v1 or both installs OLM on it.
 	@mkdir -p $(DEMO_DIR)/bin && ln -sf $(DEMO_KUBECTL) $(DEMO_DIR)/bin/kubectl
 	@$(if $(OLM),ln -sf $(OPERATOR_SDK) $(DEMO_DIR)/bin/operator-sdk && ln -sf $(HELM) $(DEMO_DIR)/bin/helm)
-	@$(NODE_ENV) $(OLM_ENV) $(DEMO) --cluster --olm "$(OLM)"
+	@$(NODE_ENV) $(OLM_ENV) $(DEMO) --cluster --olm "$(OLM)" --registry-address "$(CLUSTER_REGISTRY)"
 
 .PHONY: cluster-down
 cluster-down: demo-program ## Stop what `make cluster` started.

@@ -26,8 +26,8 @@ test-reliability: manifests generate fmt vet envtest kustomize ## Run the long t
 suite-tools: node olm-images operator-sdk opm kustomize kubectl helm imagebuilder crane stage-bundle controller-gen ## Build what the cluster suites share, so that they can run side by side.
 
 # E2E_DIR holds the OLM suite's local cluster (its logs/ keeps the log of every process).
-E2E_DIR ?= $(LOCALBIN)/e2e
-E2E_TEST = $(LOCALBIN)/e2e.test
+E2E_DIR ?= $(CHECKOUT_BIN)/e2e
+E2E_TEST = $(CHECKOUT_BIN)/e2e.test
 # E2E_REUSE_IMAGES=1 uses the images test-images built from this checkout instead of building
 # them again (as .ci/run does, right after test-images).
 E2E_REUSE_IMAGES ?=
@@ -41,25 +41,49 @@ E2E_CHURN_FRIENDS ?=
 # E2E_FAULTS_REPORT, if set, names a file the suite appends its table of fault figures to.
 E2E_FAULTS_REPORT ?=
 
-# test-e2e runs the three ways users install the operator, with OLM installed from its
-# release manifests and running as pods on a local cluster's node, every image from the
-# local registry: `operator-sdk run bundle`, a catalog image, and `make deploy`; the
-# scorecard; and OLM v1 (catalogd and operator-controller) installing from the catalog image.
-# It runs in a network namespace of its own (the cluster's namespaces nest in it), so that
-# the registry's fixed address is free. Needs root. The suite gives the tools it runs a HOME
-# of their own (operator-sdk writes there); GOCACHE and GOMODCACHE keep `make deploy`'s Go
-# builds on this machine's caches, since there is no route out.
+# USE_EXISTING_CLUSTER=true runs test-e2e on a cluster you already have, with OLM v0 and
+# OLM v1 installed on it: the one KUBECONFIG names (as its administrator), with the images
+# pushed to REGISTRY (host:port; REGISTRY_CA names the PEM file of its CA if this machine does
+# not trust it), which the cluster's nodes must pull from. The suite reaches it only through
+# its API and the registry, and leaves out, saying so, the specs that need more (label
+# filters such as faults or disconnected: they need the local cluster's node).
+USE_EXISTING_CLUSTER ?=
+ifeq ($(USE_EXISTING_CLUSTER),true)
+IMAGE_TEST_REGISTRY = $(REGISTRY)
+# On your cluster the suite runs in this machine's network: it must reach the apiserver and the registry.
+E2E_NETWORK =
+else
+IMAGE_TEST_REGISTRY = 127.0.0.1:5000
+# The local cluster runs in a network namespace of its own (the cluster's namespaces nest
+# in it), so that the registry's fixed address is free.
+E2E_NETWORK = unshare --net -- sh -c 'ip link set lo up && exec "$$0" "$$@"'
+endif
+
+# test-e2e runs the ways users install the operator, each as a user would: `operator-sdk run
+# bundle`, a catalog image, `make deploy`, a release's install.yaml, the Helm chart, OLM v1
+# (catalogd and operator-controller) installing from the catalog image; the scorecard; and
+# the node's faults on the operator as OLM installs it. By default it starts a local cluster
+# (needs root), installs OLM from its release manifests, and pushes every image to the local
+# registry; see USE_EXISTING_CLUSTER for your own cluster. The suite gives the tools it runs
+# a HOME of their own (operator-sdk writes there); GOCACHE and GOMODCACHE keep `make
+# deploy`'s Go builds on this machine's caches, since the local cluster has no route out.
 .PHONY: test-e2e
-test-e2e: node-packages $(if $(E2E_REUSE_IMAGES),,test-images-build) suite-tools olm-modules ## Install, upgrade and uninstall the operator with OLM running on a local cluster's node: run bundle, catalog, make deploy, scorecard, OLM v1 (as root).
+test-e2e: $(if $(filter true,$(USE_EXISTING_CLUSTER)),existing-cluster,node-packages) $(if $(E2E_REUSE_IMAGES),,test-images-build) suite-tools olm-modules ## Install, upgrade and uninstall the operator every way users do, on a local cluster's node (as root) or, with USE_EXISTING_CLUSTER=true, on the cluster of KUBECONFIG with images pushed to REGISTRY.
 	$(GO_ENV) go vet -tags e2e ./test/e2e/...
 	$(GO_ENV) go test -c -tags e2e -o $(E2E_TEST) ./test/e2e
 	cd test/e2e && $(NODE_ENV) $(OLM_ENV) OPERATOR_SDK="$(OPERATOR_SDK)" OPM="$(OPM)" IMAGEBUILDER="$(IMAGEBUILDER)" CRANE="$(CRANE)" LOCALBIN="$(LOCALBIN)" \
-		GOCACHE="$$(go env GOCACHE)" GOMODCACHE="$$(go env GOMODCACHE)" \
+		GOCACHE="$$(go env GOCACHE)" GOMODCACHE="$$(go env GOMODCACHE)" USE_EXISTING_CLUSTER="$(USE_EXISTING_CLUSTER)" \
 		KUBECTL="$(KUBECTL_LOCAL)" E2E_DIR="$(E2E_DIR)/cluster" IMAGE_STORES="$(IMAGE_TEST_DIR)/store" \
 		IMAGE_CHECKOUT="$(IMAGE_TEST_DIR)/checkout" IMAGE_TAG_BASE="$(IMAGE_TEST_BASE)" OPM_IMAGE="$(OPM_IMAGE)" \
 		E2E_CHURN_FOOS="$(E2E_CHURN_FOOS)" E2E_CHURN_FRIENDS="$(E2E_CHURN_FRIENDS)" E2E_FAULTS_REPORT="$(abspath $(E2E_FAULTS_REPORT))" \
-		unshare --net -- sh -c 'ip link set lo up && exec "$$0" "$$@"' \
-		$(E2E_TEST) -test.v -test.timeout 50m -ginkgo.v -ginkgo.no-color $(E2E_ARGS)
+		$(E2E_NETWORK) $(E2E_TEST) -test.v -test.timeout 50m -ginkgo.v -ginkgo.no-color $(E2E_ARGS)
+
+# existing-cluster checks, before anything is built, that USE_EXISTING_CLUSTER=true names a
+# cluster and a registry.
+.PHONY: existing-cluster
+existing-cluster:
+	@[ -n "$$KUBECONFIG" ] && [ -f "$$KUBECONFIG" ] || { echo "USE_EXISTING_CLUSTER=true needs KUBECONFIG naming the kubeconfig file of your cluster's administrator" >&2; exit 1; }
+	@[ -n "$(REGISTRY)" ] || { echo "USE_EXISTING_CLUSTER=true needs REGISTRY=<host:port> of a registry you can push to and your cluster pulls from (REGISTRY_CA=<PEM file> if this machine does not trust it)" >&2; exit 1; }
 
 # NODE_TEST_DIR holds the node suite's local cluster (whose logs/ keeps the log of every
 # process) and the manager image it deploys.
@@ -109,9 +133,10 @@ node-suite:
 # built, the registry's storage and the logs.
 IMAGE_TEST_DIR ?= $(LOCALBIN)/image-test
 # The image tests run in a network namespace of their own (opm serve, which they run from the
-# catalog image, listens on every interface), where this loopback address is free by
-# construction. The nested path checks that nothing assumes a one-level repository.
-IMAGE_TEST_BASE := 127.0.0.1:5000/acme/nested/foo-operator
+# catalog image, listens on every interface), where the loopback address of
+# IMAGE_TEST_REGISTRY is free by construction; test-e2e on your cluster builds for REGISTRY.
+# The nested path checks that nothing assumes a one-level repository.
+IMAGE_TEST_BASE = $(IMAGE_TEST_REGISTRY)/acme/nested/foo-operator
 # The earlier releases' manager images are built for this machine's platform only (every
 # cluster of the tests runs it); the release in the making, for every PLATFORMS, as it is
 # published.
