@@ -32,6 +32,8 @@ import (
 	"time"
 
 	"github.com/example/foo-operator/test/localcluster"
+	"github.com/example/foo-operator/test/localcluster/olm"
+	"github.com/example/foo-operator/test/localcluster/process"
 )
 
 // The background cluster (`make cluster`) runs in a process of its own, started by
@@ -169,13 +171,13 @@ func clusterEnv(opts options, cluster *localcluster.Cluster) string {
 	env := fmt.Sprintf("export KUBECONFIG=%s\nexport SSL_CERT_FILE=%s\nexport REGISTRY=%s\nexport REGISTRY_CA=%s\nexport PATH=\"%s:$PATH\"\n",
 		cluster.Kubeconfig, cluster.Registry.TrustBundle, cluster.Registry.Host, cluster.Registry.CAFile, toolsDir(opts))
 	if opts.olm == "v0" || opts.olm == "both" {
-		env += fmt.Sprintf("# OLM %s runs in namespace %s.\n", localcluster.OLMv0Version, localcluster.OLMv0Namespace)
+		env += fmt.Sprintf("# OLM %s runs in namespace %s.\n", olm.V0Version, olm.V0Namespace)
 	}
 	if opts.olm == "v1" || opts.olm == "both" {
-		env += fmt.Sprintf("# OLM v1 %s (catalogd, operator-controller) runs in namespace %s.\n", localcluster.OLMv1Version, localcluster.OLMv1Namespace)
+		env += fmt.Sprintf("# OLM v1 %s (catalogd, operator-controller) runs in namespace %s.\n", olm.V1Version, olm.V1Namespace)
 	}
 	if opts.olm != "" {
-		env += fmt.Sprintf("# For operator-sdk: --index-image $REGISTRY/%s, --decompression-image, --untar-image\n", localcluster.EmptyIndexImage)
+		env += fmt.Sprintf("# For operator-sdk: --index-image $REGISTRY/%s, --decompression-image, --untar-image\n", olm.EmptyIndexImage)
 		env += "# and --storage-image $REGISTRY/busybox. The node pulls quay.io's and registry.access.redhat.com's\n"
 		env += "# images from $REGISTRY, under the same repository and tag.\n"
 	}
@@ -218,14 +220,14 @@ func stopBackgroundCluster(opts options) error {
 		fmt.Println("No cluster is running.")
 		return nil
 	}
-	out := localcluster.Progress{W: os.Stdout}
+	out := process.Progress{W: os.Stdout}
 	return out.Phase(fmt.Sprintf("Stopping the cluster (pid %d)", pid), func() (string, error) {
 		if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
 			return "", err
 		}
 		deadline := time.Now().Add(2 * time.Minute)
 		for time.Now().Before(deadline) {
-			if !localcluster.ProcessAlive(pid) {
+			if !process.Alive(pid) {
 				return "its log: " + relative(filepath.Join(opts.dir, "cluster.log")), nil
 			}
 			time.Sleep(100 * time.Millisecond)
@@ -241,7 +243,7 @@ func backgroundPID(opts options) (int, bool) {
 		return 0, false
 	}
 	pid, err := strconv.Atoi(strings.TrimSpace(string(content)))
-	if err != nil || !localcluster.ProcessAlive(pid) {
+	if err != nil || !process.Alive(pid) {
 		return 0, false
 	}
 	if cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err != nil ||

@@ -25,7 +25,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/example/foo-operator/test/harness"
 	"github.com/example/foo-operator/test/localcluster"
+	"github.com/example/foo-operator/test/localcluster/process"
 )
 
 // demoCluster is the cluster the story plays on, and how to reach it with kubectl.
@@ -34,12 +36,12 @@ type demoCluster struct {
 	kubectl kubectl
 	// manager is the manager process of a cluster without a node; on a node the operator
 	// runs as a pod.
-	manager *localcluster.Manager
+	manager *harness.Manager
 	// jackImage is the image pod jack runs.
 	jackImage string
 	// onNode tells whether the cluster has a real node.
 	onNode bool
-	out    localcluster.Progress
+	out    process.Progress
 }
 
 // operatorImageTag is the tag of the manager image the demo builds and deploys on the node.
@@ -50,7 +52,7 @@ func startDemoCluster(ctx context.Context, opts options, onNode bool) (*demoClus
 	if onNode {
 		name = "demo-node"
 	}
-	out := localcluster.Progress{W: os.Stdout}
+	out := process.Progress{W: os.Stdout}
 	clusterOpts := localcluster.Options{
 		Dir: filepath.Join(opts.dir, name), KeepLogs: true, Assets: opts.assets, Progress: os.Stdout,
 		Node: onNode, Registry: onNode,
@@ -73,7 +75,7 @@ func startDemoCluster(ctx context.Context, opts options, onNode bool) (*demoClus
 		return c, nil
 	}
 	err = out.Phase("Starting the manager", func() (string, error) {
-		c.manager, err = localcluster.StartManager(localcluster.ManagerOptions{
+		c.manager, err = harness.StartManager(harness.ManagerOptions{
 			Name: "manager", LogDir: cluster.LogDir, Binary: opts.managerPath, Kubeconfig: cluster.Kubeconfig, PlainMetrics: true,
 		})
 		if err != nil {

@@ -27,7 +27,7 @@ import (
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
 	"github.com/example/foo-operator/test/harness"
-	"github.com/example/foo-operator/test/localcluster"
+	localprocess "github.com/example/foo-operator/test/localcluster/process"
 )
 
 // TestBreakDownReadsTheManagersOwnLog runs the manager as the benchmark runs it, with the
@@ -100,7 +100,7 @@ func TestBreakDownReadsTheManagersOwnLog(t *testing.T) {
 		return meta.FindStatusCondition(current.Status.Conditions, tutorialv1.HappyCondition) != nil, nil
 	})
 	if err != nil {
-		t.Fatalf("the manager wrote no status of %s: %v\n%s", foo, err, localcluster.Tail(impl.proc.LogHint(), 40))
+		t.Fatalf("the manager wrote no status of %s: %v\n%s", foo, err, localprocess.Tail(impl.proc.LogHint(), 40))
 	}
 
 	round := []podEvent{{target: 0}, {target: 0, delete: true}}
@@ -141,6 +141,6 @@ func TestBreakDownReadsTheManagersOwnLog(t *testing.T) {
 		}
 	}
 	if t.Failed() {
-		t.Logf("The manager's log:\n%s", localcluster.Tail(path, 60))
+		t.Logf("The manager's log:\n%s", localprocess.Tail(path, 60))
 	}
 }

@@ -41,7 +41,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
-	"github.com/example/foo-operator/test/localcluster"
+	"github.com/example/foo-operator/test/localcluster/resources"
 )
 
 // catalogJourney installs from a catalog image with the README's YAML, and upgrades by
@@ -260,7 +260,7 @@ func (c *catalogInstall) expectRunsOnItsOwnRBAC(ctx context.Context, previous, v
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(replacement.UID).NotTo(Equal(pod.UID))
 		g.Expect(replacement.Status.ContainerStatuses).To(ConsistOf(HaveField("Ready", BeTrue())),
-			"the new pod: %s", localcluster.DescribePod(replacement))
+			"the new pod: %s", resources.DescribePod(replacement))
 	}).WithContext(ctx).WithTimeout(installTimeout).Should(Succeed())
 	expectStillFollows(ctx, c.operatorNamespace, c.storyNamespace)
 }

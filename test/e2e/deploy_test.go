@@ -32,7 +32,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/example/foo-operator/test/localcluster"
+	"github.com/example/foo-operator/test/localcluster/resources"
 )
 
 // repoRoot is the project, where a user runs make.
@@ -51,7 +51,7 @@ func deployJourney() {
 		run(ctx, root, "make", "--no-print-directory", "deploy", "IMG="+missing)
 		expectImagePullFailure(ctx, operatorNamespace, missing)
 		run(ctx, root, "make", "--no-print-directory", "deploy", "IMG="+managerImage("0.3.0"))
-		Expect(localcluster.WaitDeploymentAvailable(ctx, clientset, operatorNamespace, operatorDeployment, installTimeout)).To(Succeed())
+		Expect(resources.WaitDeploymentAvailable(ctx, clientset, operatorNamespace, operatorDeployment, installTimeout)).To(Succeed())
 		expectManagerRunning(ctx, operatorNamespace, managerImage("0.3.0"))
 	}, SpecTimeout(8*time.Minute))
 
@@ -59,7 +59,7 @@ func deployJourney() {
 		root, err := filepath.Abs(repoRoot)
 		Expect(err).NotTo(HaveOccurred())
 		run(ctx, root, "make", "--no-print-directory", "deploy", "IMG="+managerImage("0.3.0"))
-		Expect(localcluster.WaitDeploymentAvailable(ctx, clientset, operatorNamespace, operatorDeployment, installTimeout)).To(Succeed())
+		Expect(resources.WaitDeploymentAvailable(ctx, clientset, operatorNamespace, operatorDeployment, installTimeout)).To(Succeed())
 		expectManagerRunning(ctx, operatorNamespace, managerImage("0.3.0"))
 
 		createNamespaces(ctx, newNamespace(storyNamespace, nil))
@@ -170,9 +170,9 @@ func expectImagePullFailure(ctx context.Context, namespace, image string) {
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(pods).To(HaveLen(1), "the operator's pods")
 		pod := pods[0]
-		g.Expect(pod.Status.ContainerStatuses).To(HaveLen(1), "the status of the manager container: %s", localcluster.DescribePod(&pod))
+		g.Expect(pod.Status.ContainerStatuses).To(HaveLen(1), "the status of the manager container: %s", resources.DescribePod(&pod))
 		state := pod.Status.ContainerStatuses[0].State.Waiting
-		g.Expect(state).NotTo(BeNil(), "the manager container waiting: %s", localcluster.DescribePod(&pod))
+		g.Expect(state).NotTo(BeNil(), "the manager container waiting: %s", resources.DescribePod(&pod))
 		g.Expect(state.Reason).To(BeElementOf("ErrImagePull", "ImagePullBackOff"))
 		g.Expect(state.Message).To(ContainSubstring(image))
 		waiting = state.Reason + ": " + state.Message

@@ -38,6 +38,7 @@ import (
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
 	"github.com/example/foo-operator/test/localcluster"
+	"github.com/example/foo-operator/test/localcluster/registry"
 	"github.com/example/foo-operator/test/testcluster"
 )
 
@@ -59,7 +60,7 @@ func disconnectedJourney() {
 		storyNamespace    = "disconnected-story"
 	)
 	var (
-		original, mirror *localcluster.Registry
+		original, mirror *registry.Registry
 		originalRunning  bool
 		// base is IMAGE_TAG_BASE in the original registry.
 		base string
@@ -81,13 +82,13 @@ func disconnectedJourney() {
 	BeforeAll(func(ctx context.Context) {
 		ensureOLMv0(ctx)
 		var err error
-		for _, registry := range []struct {
+		for _, started := range []struct {
 			name string
-			into **localcluster.Registry
+			into **registry.Registry
 		}{{"registry-original", &original}, {"registry-mirror", &mirror}} {
-			*registry.into, err = localcluster.StartRegistry(ctx, localcluster.RegistryOptions{
-				Name: registry.name, Binary: localcluster.AssetsFromEnv().Registry,
-				Dir: filepath.Join(workDir, registry.name),
+			*started.into, err = registry.Start(ctx, registry.Options{
+				Name: started.name, Binary: localcluster.AssetsFromEnv().Registry,
+				Dir: filepath.Join(workDir, started.name),
 			})
 			Expect(err).NotTo(HaveOccurred())
 		}

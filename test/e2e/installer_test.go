@@ -33,7 +33,7 @@ import (
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
 	"github.com/example/foo-operator/test/harness"
-	"github.com/example/foo-operator/test/localcluster"
+	"github.com/example/foo-operator/test/localcluster/resources"
 )
 
 // installerNamespace is where config/default, and so every release's install.yaml, puts the
@@ -56,7 +56,7 @@ func installerJourney() {
 	It("installs 0.2.0 from its install.yaml, and the operator plays the story", func(ctx context.Context) {
 		installer, image := renderInstaller(ctx, "0.2.0")
 		kubectl(ctx, "apply", "--server-side", "-f", installer)
-		Expect(localcluster.WaitDeploymentAvailable(ctx, clientset, installerNamespace, operatorDeployment, installTimeout)).To(Succeed())
+		Expect(resources.WaitDeploymentAvailable(ctx, clientset, installerNamespace, operatorDeployment, installTimeout)).To(Succeed())
 		expectManagerRunning(ctx, installerNamespace, image)
 		playStory(ctx, installerNamespace, storyNamespace)
 		stories = foosIn(ctx, storyNamespace)
@@ -110,7 +110,7 @@ func managerImageOf(path string) string {
 	file, err := os.Open(path)
 	Expect(err).NotTo(HaveOccurred())
 	defer func() { _ = file.Close() }()
-	objects, err := harness.DecodeObjects(file)
+	objects, err := resources.Decode(file)
 	Expect(err).NotTo(HaveOccurred(), "decoding %s", path)
 	image, err := harness.ManagerImage(objects)
 	Expect(err).NotTo(HaveOccurred(), "the manager image of %s", path)

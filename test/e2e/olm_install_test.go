@@ -42,7 +42,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/example/foo-operator/test/localcluster"
+	"github.com/example/foo-operator/test/localcluster/olm"
 	"github.com/example/foo-operator/test/testcluster"
 )
 
@@ -135,16 +135,16 @@ func crdEstablished(crd *apiextensionsv1.CustomResourceDefinition) bool {
 // then asks operator-sdk whether OLM is healthy.
 func installOLM(ctx context.Context, local *testcluster.Local) {
 	GinkgoHelper()
-	By("installing OLM " + localcluster.OLMv0Version + " from its release manifests, with its images built here")
+	By("installing OLM " + olm.V0Version + " from its release manifests, with its images built here")
 	releaseDir, err := local.InstallOLMv0(ctx)
 	Expect(err).NotTo(HaveOccurred())
 
 	By("asking operator-sdk whether OLM is healthy")
 	proxy, trust := serveOLMRelease(releaseDir)
 	output, err := runToolWithEnv(ctx, workDir, []string{"HTTPS_PROXY=" + proxy, "SSL_CERT_FILE=" + trust},
-		tools.operatorSDK, "olm", "status", "--olm-namespace", localcluster.OLMv0Namespace)
+		tools.operatorSDK, "olm", "status", "--olm-namespace", olm.V0Namespace)
 	Expect(err).NotTo(HaveOccurred(), output)
-	Expect(output).To(ContainSubstring(`Successfully got OLM status for version \"` + strings.TrimPrefix(localcluster.OLMv0Version, "v") + `\"`))
+	Expect(output).To(ContainSubstring(`Successfully got OLM status for version \"` + strings.TrimPrefix(olm.V0Version, "v") + `\"`))
 	for _, deployment := range []string{"olm-operator", "catalog-operator"} {
 		Expect(output).To(MatchRegexp(`(?m)^%s\s+olm\s+Deployment\s+Installed$`, deployment))
 	}
@@ -182,7 +182,7 @@ func serveOLMRelease(releaseDir string) (proxyURL, trustBundle string) {
 	Expect(err).NotTo(HaveOccurred())
 	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{{Certificate: [][]byte{serverDER}, PrivateKey: serverKey}}}
 
-	prefix := "/operator-framework/operator-lifecycle-manager/releases/download/" + localcluster.OLMv0Version + "/"
+	prefix := "/operator-framework/operator-lifecycle-manager/releases/download/" + olm.V0Version + "/"
 	assets := http.NewServeMux()
 	assets.HandleFunc("GET "+prefix+"{asset}", func(w http.ResponseWriter, r *http.Request) {
 		asset := r.PathValue("asset")

@@ -42,7 +42,7 @@ import (
 
 	"github.com/example/foo-operator/test/harness"
 	"github.com/example/foo-operator/test/harness/suite"
-	"github.com/example/foo-operator/test/localcluster"
+	"github.com/example/foo-operator/test/localcluster/resources"
 )
 
 // installPlanSettleTime is how long an installation is left alone before it is
@@ -158,7 +158,7 @@ func expectManagerRunning(ctx context.Context, namespace, image string) *corev1.
 		pod, err = installedOperator(namespace).Pod(ctx)
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(pod.Spec.Containers[0].Image).To(Equal(image), "the manager's image")
-		g.Expect(pod.Status.ContainerStatuses).To(ConsistOf(HaveField("Ready", BeTrue())), "the manager is ready: %s", localcluster.DescribePod(pod))
+		g.Expect(pod.Status.ContainerStatuses).To(ConsistOf(HaveField("Ready", BeTrue())), "the manager is ready: %s", resources.DescribePod(pod))
 	}).WithContext(ctx).WithTimeout(installTimeout).Should(Succeed())
 	return pod
 }

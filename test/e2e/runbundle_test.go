@@ -35,6 +35,7 @@ import (
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
 	"github.com/example/foo-operator/test/localcluster"
+	"github.com/example/foo-operator/test/localcluster/olm"
 )
 
 // restrictedLabels make a namespace enforce the restricted Pod Security level, as a
@@ -79,9 +80,9 @@ func runBundleJourney() {
 		// its default index, which cannot be reached here. (run bundle-upgrade, which has no
 		// --decompression-image, unpacks with registry.access.redhat.com/ubi9/ubi:9.7: the
 		// library publishes busybox under that name, in the mirror of that registry.)
-		pushed, err := cluster.ImageRegistry().PushLayout(ctx, localcluster.AssetsFromEnv().OLMImages, localcluster.EmptyIndexImage)
+		pushed, err := cluster.ImageRegistry().PushLayout(ctx, localcluster.AssetsFromEnv().OLMImages, olm.EmptyIndexImage)
 		Expect(err).NotTo(HaveOccurred(), "publishing the empty index image (OLM_IMAGES, `make olm-images`)")
-		indexImage = pushed[localcluster.EmptyIndexImage]
+		indexImage = pushed[olm.EmptyIndexImage]
 		createNamespaces(ctx, newNamespace(operatorNamespace, restrictedLabels), newNamespace(storyNamespace, nil))
 	})
 

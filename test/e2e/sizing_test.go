@@ -32,7 +32,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/example/foo-operator/test/harness"
-	"github.com/example/foo-operator/test/localcluster"
+	"github.com/example/foo-operator/test/localcluster/resources"
 	"github.com/example/foo-operator/test/testcluster"
 )
 
@@ -59,7 +59,7 @@ func expectSizedBySubscription(ctx context.Context, operatorNamespace, subscript
 		got := pod.Spec.Containers[0].Resources.Limits[corev1.ResourceMemory]
 		g.Expect(got.Cmp(want)).To(BeZero(), "the memory limit of pod %s: %s", pod.Name, got.String())
 		g.Expect(pod.Status.ContainerStatuses).To(ConsistOf(HaveField("Ready", BeTrue())),
-			"pod %s: %s", pod.Name, localcluster.DescribePod(pod))
+			"pod %s: %s", pod.Name, resources.DescribePod(pod))
 	}).WithContext(ctx).WithTimeout(installTimeout).Should(Succeed())
 
 	By("reading go_gc_gomemlimit_bytes from the manager's metrics endpoint, as a scraper bound to " + metricsReaderRole)

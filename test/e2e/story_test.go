@@ -37,7 +37,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
-	"github.com/example/foo-operator/test/localcluster"
+	"github.com/example/foo-operator/test/localcluster/resources"
 	"github.com/example/foo-operator/test/testcluster"
 )
 
@@ -111,7 +111,7 @@ func runFriend(ctx context.Context, namespace, name string) {
 	Expect(k8sClient.Create(ctx, pod)).To(Succeed())
 	Eventually(func(g Gomega) {
 		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(pod), pod)).To(Succeed())
-		g.Expect(pod.Status.Phase).To(Equal(corev1.PodRunning), "pod %s: %s", name, localcluster.DescribePod(pod))
+		g.Expect(pod.Status.Phase).To(Equal(corev1.PodRunning), "pod %s: %s", name, resources.DescribePod(pod))
 	}).WithContext(ctx).WithTimeout(operatorStepTimeout).Should(Succeed())
 }
 

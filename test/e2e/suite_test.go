@@ -59,6 +59,9 @@ import (
 	tutorialv1 "github.com/example/foo-operator/api/v1"
 	"github.com/example/foo-operator/test/harness/suite"
 	"github.com/example/foo-operator/test/localcluster"
+	"github.com/example/foo-operator/test/localcluster/olm"
+	"github.com/example/foo-operator/test/localcluster/process"
+	"github.com/example/foo-operator/test/localcluster/resources"
 	"github.com/example/foo-operator/test/testcluster"
 )
 
@@ -150,7 +153,7 @@ func providerFromEnv(workDir string) (testcluster.Provider, error) {
 	}
 	return testcluster.LocalProvider{Options: localcluster.Options{
 		Dir: dir, KeepLogs: true, Assets: assets, Progress: GinkgoWriter,
-		Node: true, Registry: true, RegistryAddress: registryAddress, RegistryMirrors: localcluster.OLMMirrors,
+		Node: true, Registry: true, RegistryAddress: registryAddress, RegistryMirrors: olm.Mirrors,
 		APIServerFlags: map[string]string{"audit-policy-file": auditPolicyFile, "audit-log-path": filepath.Join(dir, "logs", auditLogName)},
 	}}, nil
 }
@@ -251,7 +254,7 @@ func describePodsOnFailure(ctx context.Context) {
 		if pod.Namespace == "kube-system" {
 			continue
 		}
-		GinkgoWriter.Printf("Pod %s/%s: %s\n", pod.Namespace, pod.Name, localcluster.DescribePod(&pod))
+		GinkgoWriter.Printf("Pod %s/%s: %s\n", pod.Namespace, pod.Name, resources.DescribePod(&pod))
 		for _, container := range pod.Spec.Containers {
 			logs, err := clientset.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, &corev1.PodLogOptions{
 				Container: container.Name, TailLines: ptr.To[int64](30)}).DoRaw(ctx)
@@ -300,7 +303,7 @@ func runToolWithEnv(ctx context.Context, dir string, env []string, binary string
 		"HOME="+filepath.Join(workDir, "home"), "KUBECTL="+tools.kubectl, "KUSTOMIZE="+tools.kustomize), env...)
 	started := time.Now()
 	output, err := cmd.CombinedOutput()
-	GinkgoWriter.Printf("%s(%s, %s)\n", shorten(string(output)), localcluster.DescribeExit(err), time.Since(started).Round(100*time.Millisecond))
+	GinkgoWriter.Printf("%s(%s, %s)\n", shorten(string(output)), process.DescribeExit(err), time.Since(started).Round(100*time.Millisecond))
 	return string(output), err
 }
 

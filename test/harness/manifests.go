@@ -21,7 +21,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,8 +28,9 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/example/foo-operator/test/localcluster/resources"
 )
 
 // Names of what config/default installs.
@@ -57,29 +57,11 @@ func Render(dir string) ([]*unstructured.Unstructured, error) {
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("kustomize build config/%s: %w\n%s", dir, err, stderr.String())
 	}
-	objects, err := DecodeObjects(&stdout)
+	objects, err := resources.Decode(&stdout)
 	if err != nil {
 		return nil, fmt.Errorf("decoding config/%s: %w", dir, err)
 	}
 	return objects, nil
-}
-
-// DecodeObjects decodes the objects of a stream of YAML or JSON documents (a rendered
-// manifest), in order, skipping empty documents.
-func DecodeObjects(stream io.Reader) ([]*unstructured.Unstructured, error) {
-	decoder := yaml.NewYAMLOrJSONDecoder(stream, 4096)
-	var objects []*unstructured.Unstructured
-	for {
-		object := &unstructured.Unstructured{}
-		if err := decoder.Decode(&object.Object); errors.Is(err, io.EOF) {
-			return objects, nil
-		} else if err != nil {
-			return nil, err
-		}
-		if len(object.Object) > 0 {
-			objects = append(objects, object)
-		}
-	}
 }
 
 // Find returns the object of the given kind and name among objects, or nil.

@@ -43,7 +43,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/example/foo-operator/test/harness"
-	"github.com/example/foo-operator/test/localcluster"
+	"github.com/example/foo-operator/test/localcluster/process"
 )
 
 const packageName = "foo-operator"
@@ -279,10 +279,11 @@ func TestCatalogImageIsWhatCatalogDockerfileDeclares(t *testing.T) {
 // command does, and lists its bundles with operator-registry's client, as OLM does.
 func serveCatalog(t *testing.T, root string) []servedBundle {
 	t.Helper()
-	port, err := localcluster.FreePort()
+	ports, err := process.FreePorts(1)
 	if err != nil {
 		t.Fatal(err)
 	}
+	port := ports[0]
 	logPath := filepath.Join(env.dir, "opm-serve.log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
@@ -314,7 +315,7 @@ func serveCatalog(t *testing.T, root string) []servedBundle {
 		lastErr = err
 		select {
 		case <-ctx.Done():
-			t.Fatalf("the catalog image's opm serve never became healthy at %s: %v; %s", address, lastErr, localcluster.Tail(logPath, 20))
+			t.Fatalf("the catalog image's opm serve never became healthy at %s: %v; %s", address, lastErr, process.Tail(logPath, 20))
 		case <-time.After(200 * time.Millisecond):
 		}
 	}

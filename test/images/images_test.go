@@ -34,7 +34,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/example/foo-operator/test/localcluster"
+	"github.com/example/foo-operator/test/localcluster/process"
+	"github.com/example/foo-operator/test/localcluster/registry"
 )
 
 // env holds what `make test-images` passes in.
@@ -49,7 +50,7 @@ var env struct {
 	dir string
 }
 
-var registry *localcluster.Registry
+var localRegistry *registry.Registry
 
 func TestMain(m *testing.M) {
 	os.Exit(run(m))
@@ -68,7 +69,7 @@ func run(m *testing.M) int {
 	ctx := context.Background()
 	start := time.Now()
 	var err error
-	registry, err = localcluster.StartRegistry(ctx, localcluster.RegistryOptions{
+	localRegistry, err = registry.Start(ctx, registry.Options{
 		Binary:  env.registryBinary,
 		Dir:     filepath.Join(env.dir, "registry"),
 		Address: strings.SplitN(env.imageTagBase, "/", 2)[0],
@@ -77,11 +78,11 @@ func run(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "Starting the registry: %v\n", err)
 		return 1
 	}
-	defer func() { _ = registry.Stop() }()
-	fmt.Printf("==> Started the registry at %s in %.1fs\n", registry.Host, time.Since(start).Seconds())
+	defer func() { _ = localRegistry.Stop() }()
+	fmt.Printf("==> Started the registry at %s in %.1fs\n", localRegistry.Host, time.Since(start).Seconds())
 	// This process pulls from the registry too; SSL_CERT_FILE is how Go's TLS (and so
 	// go-containerregistry's, opm's and operator-sdk's) is told to trust its CA.
-	if err := os.Setenv("SSL_CERT_FILE", registry.TrustBundle); err != nil {
+	if err := os.Setenv("SSL_CERT_FILE", localRegistry.TrustBundle); err != nil {
 		return 1
 	}
 
@@ -97,7 +98,7 @@ func run(m *testing.M) int {
 
 	code := m.Run()
 	if code != 0 {
-		fmt.Fprintln(os.Stderr, localcluster.Tail(registry.LogFile, 30))
+		fmt.Fprintln(os.Stderr, process.Tail(localRegistry.LogFile, 30))
 	}
 	return code
 }

@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/example/foo-operator/test/harness"
+	"github.com/example/foo-operator/test/localcluster/resources"
 )
 
 // TestEveryReleaseInstallsWithoutOLMFromWhatIsPublished checks, for every release, the two
@@ -96,7 +97,7 @@ func imageDigest(t *testing.T, reference string) string {
 // file.
 func installerImage(t *testing.T, file string) string {
 	t.Helper()
-	objects, err := harness.DecodeObjects(bytes.NewReader(harness.ReadFile(t, file)))
+	objects, err := resources.Decode(bytes.NewReader(harness.ReadFile(t, file)))
 	if err != nil {
 		t.Fatalf("decoding %s: %v", file, err)
 	}

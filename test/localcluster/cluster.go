@@ -14,6 +14,17 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
+// Package localcluster starts a local cluster, the one way the tests, the demo, `make
+// cluster` and the benchmark start one: Start composes the parts its Options ask for, each
+// from the package of its concern, and Stop stops them all. It holds no test framework:
+// callers report its errors their own way.
+//
+//   - registry: distribution's registry on loopback, and pushes to any registry;
+//   - controlplane: etcd, kube-apiserver, kube-controller-manager, kube-scheduler;
+//   - node: the node's namespace, containerd, the kubelet, kube-proxy, CoreDNS;
+//   - olm: OLM v0 and OLM v1 from their release manifests;
+//   - faults: the node's and the control plane's faults, injected as on real clusters;
+//   - process, pki, resources: the processes, certificates and API calls they share.
 package localcluster
 
 import (
@@ -36,6 +47,15 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/example/foo-operator/test/localcluster/controlplane"
+	"github.com/example/foo-operator/test/localcluster/faults"
+	"github.com/example/foo-operator/test/localcluster/node"
+	"github.com/example/foo-operator/test/localcluster/olm"
+	"github.com/example/foo-operator/test/localcluster/pki"
+	"github.com/example/foo-operator/test/localcluster/process"
+	"github.com/example/foo-operator/test/localcluster/registry"
+	"github.com/example/foo-operator/test/localcluster/resources"
 )
 
 // Options says which parts of a local cluster to start.
@@ -73,9 +93,9 @@ type Options struct {
 	// route to them is set up to. PushLayout pushes an image named after one of them there.
 	RegistryMirrors []string
 
-	// OLMv0 and OLMv1 install OLM v0 (OLMv0Version) and OLM v1 (OLMv1Version) once the node
+	// OLMv0 and OLMv1 install OLM v0 (olm.V0Version) and OLM v1 (olm.V1Version) once the node
 	// is up, each from its release manifests, with its images built here and published in the
-	// registry (see InstallOLMv0 and InstallOLMv1). They need Node, and add OLMMirrors to
+	// registry (see InstallOLMv0 and InstallOLMv1). They need Node, and add olm.Mirrors to
 	// RegistryMirrors.
 	OLMv0, OLMv1 bool
 }
@@ -91,22 +111,25 @@ type Cluster struct {
 	// Kubeconfig is an administrator's kubeconfig file.
 	Kubeconfig string
 	// Registry is the image registry, if Options.Registry.
-	Registry *Registry
+	Registry *registry.Registry
 	// Namespace holds the node and every pod and service address, if Options.Node.
-	Namespace *Namespace
+	Namespace *process.Namespace
 	// NodeName is the name of the node, if Options.Node.
 	NodeName string
+	// ControlPlane and, if Options.Node, Node are the cluster's parts.
+	ControlPlane *controlplane.ControlPlane
+	Node         *node.Node
+	// Injector breaks the cluster's node and control plane (its methods are the Cluster's).
+	*faults.Injector
 
 	opts      Options
-	progress  Progress
-	processes processes
-	cp        *controlPlane
-	node      *node
+	progress  process.Progress
+	processes process.Group
+	host      *process.Host
 
-	// olmImagesPushed tells that OLM's images are in the registry already; olmImagesMu
-	// holds back an install of one OLM until the other's push of them is done.
-	olmImagesMu     sync.Mutex
-	olmImagesPushed bool
+	// olm installs OLM on the cluster; made at its first use.
+	olm     *olm.Installer
+	olmOnce sync.Once
 
 	stopOnce sync.Once
 	stopErr  error
@@ -132,10 +155,11 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 	if err := emptyDir(dir); err != nil {
 		return nil, err
 	}
-	c := &Cluster{Dir: dir, LogDir: filepath.Join(dir, "logs"), opts: opts, progress: Progress{W: opts.Progress}}
+	c := &Cluster{Dir: dir, LogDir: filepath.Join(dir, "logs"), opts: opts, progress: process.Progress{W: opts.Progress}}
 	if c.progress.W == nil {
-		c.progress = discard
+		c.progress = process.Discard
 	}
+	c.host = &process.Host{Dir: dir, LogDir: c.LogDir, Group: &c.processes, Progress: c.progress}
 	c.unwatch = c.stopOnSignal()
 	defer func() {
 		if err != nil {
@@ -149,7 +173,7 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 
 	if opts.Registry {
 		if err := c.progress.Phase("Starting the image registry", func() (string, error) {
-			c.Registry, err = StartRegistry(ctx, RegistryOptions{
+			c.Registry, err = registry.Start(ctx, registry.Options{
 				Binary: opts.Assets.Registry, Dir: opts.registryDir(dir), LogDir: c.LogDir, Address: opts.RegistryAddress,
 			})
 			if err != nil {
@@ -162,29 +186,31 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 	}
 	if opts.Node {
 		if err := c.progress.Phase("Making the node's network, mount and PID namespace", func() (string, error) {
-			if err := sweepLeftovers(); err != nil {
-				return "", err
-			}
-			c.Namespace, err = startNamespace(ctx, c.LogDir)
-			if err != nil {
-				return "", err
-			}
-			if err := setUpNamespace(ctx, c.Namespace, filepath.Join(dir, "node")); err != nil {
-				return "", err
-			}
-			return fmt.Sprintf("node address %s, no route out", nodeIP), c.Namespace.ForwardIn(c.Registry.Host)
+			err := node.StartNamespace(ctx, c.host, c.Registry.Host)
+			c.Namespace = c.host.Namespace
+			return fmt.Sprintf("node address %s, no route out", controlplane.NodeIP), err
 		}); err != nil {
 			return nil, err
 		}
 	}
-	if _, err = startControlPlane(ctx, c); err != nil {
+	assets := opts.Assets
+	if c.ControlPlane, err = controlplane.Start(ctx, c.host, controlplane.Options{
+		Etcd: assets.Etcd, APIServer: assets.APIServer, ControllerManager: assets.ControllerManager, Scheduler: assets.Scheduler,
+		Node: opts.Node, APIServerFlags: opts.APIServerFlags,
+	}); err != nil {
 		return nil, err
 	}
+	c.Config, c.Clientset, c.Kubeconfig = c.ControlPlane.Config, c.ControlPlane.Clientset, c.ControlPlane.Kubeconfig
 	if opts.Node {
-		if c.node, err = startNode(ctx, c); err != nil {
+		if c.Node, err = node.Start(ctx, c.host, c.ControlPlane, c.Registry, node.Options{
+			Containerd: assets.Containerd, Runc: assets.Runc, CNIPlugins: assets.CNIPlugins, Kubelet: assets.Kubelet,
+			KubeProxy: assets.KubeProxy, Images: assets.NodeImages, RegistryMirrors: opts.RegistryMirrors,
+		}); err != nil {
 			return nil, err
 		}
+		c.NodeName = controlplane.NodeName
 	}
+	c.Injector = &faults.Injector{Node: c.Node, ControlPlane: c.ControlPlane, Host: c.host}
 	if len(opts.CRDPaths) > 0 || len(opts.CRDs) > 0 {
 		if err := c.progress.Phase("Installing CustomResourceDefinitions", func() (string, error) {
 			_, err := envtest.InstallCRDs(c.Config, envtest.CRDInstallOptions{
@@ -220,7 +246,7 @@ func (o Options) check() error {
 func (o Options) registryMirrors() []string {
 	mirrors := slices.Clone(o.RegistryMirrors)
 	if o.OLMv0 || o.OLMv1 {
-		for _, mirrored := range OLMMirrors {
+		for _, mirrored := range olm.Mirrors {
 			if !slices.Contains(mirrors, mirrored) {
 				mirrors = append(mirrors, mirrored)
 			}
@@ -245,6 +271,70 @@ func (c *Cluster) installOLM(ctx context.Context) error {
 	return installs.Wait()
 }
 
+// WriteKubeconfig writes a kubeconfig for user in groups, with a client certificate the
+// cluster's CA signs (controlplane.ControlPlane.WriteKubeconfig).
+func (c *Cluster) WriteKubeconfig(path, user string, groups []string) error {
+	return c.ControlPlane.WriteKubeconfig(path, user, groups)
+}
+
+// WriteTokenKubeconfig writes a kubeconfig that authenticates with a bearer token, such as a
+// ServiceAccount's.
+func (c *Cluster) WriteTokenKubeconfig(path, token string) error {
+	return c.ControlPlane.WriteTokenKubeconfig(path, token)
+}
+
+// CAFile is the PEM file of the CA that signed the apiserver's certificate.
+func (c *Cluster) CAFile() string { return c.ControlPlane.CAFile() }
+
+// Image is the reference, in the local registry, of the node image name (pause, coredns,
+// busybox, httpget), as pushed at start; "" without a node.
+func (c *Cluster) Image(name string) string {
+	if c.Node == nil {
+		return ""
+	}
+	return c.Node.Image(name)
+}
+
+// MirrorRegistry makes the node pull the images named after the registry mirrored from
+// mirror instead (node.Node.MirrorRegistry).
+func (c *Cluster) MirrorRegistry(mirrored string, mirror *registry.Registry) error {
+	if c.Node == nil {
+		return errors.New("only a cluster with a node pulls images")
+	}
+	return c.Node.MirrorRegistry(mirrored, mirror)
+}
+
+// WaitDeploymentAvailable waits until a Deployment of the cluster has all its replicas
+// updated and available (resources.WaitDeploymentAvailable).
+func (c *Cluster) WaitDeploymentAvailable(ctx context.Context, namespace, name string, timeout time.Duration) error {
+	return resources.WaitDeploymentAvailable(ctx, c.Clientset, namespace, name, timeout)
+}
+
+// olmInstaller is the cluster's OLM installer, made at its first use (once the node runs).
+func (c *Cluster) olmInstaller() *olm.Installer {
+	c.olmOnce.Do(func() {
+		assets := c.opts.Assets
+		c.olm = &olm.Installer{
+			Dir: filepath.Join(c.Dir, "olm"), Progress: c.progress, Config: c.Config, Clientset: c.Clientset,
+			Registry: c.Registry, RegistryMirrors: c.opts.RegistryMirrors, Busybox: c.Image("busybox"),
+			ServiceCertificate: c.ServiceCertificate, OLMv0Module: assets.OLMv0Module, OLMv1Module: assets.OLMv1Module,
+			Helm: assets.Helm, Kustomize: assets.Kustomize, OLMImages: assets.OLMImages,
+		}
+	})
+	return c.olm
+}
+
+// InstallOLMv0 installs OLM v0 on the cluster from its release manifests, and returns the
+// folder of those manifests (olm.Installer.InstallV0).
+func (c *Cluster) InstallOLMv0(ctx context.Context) (releaseDir string, err error) {
+	return c.olmInstaller().InstallV0(ctx)
+}
+
+// InstallOLMv1 installs OLM v1 on the cluster from its release manifests (olm.Installer.InstallV1).
+func (c *Cluster) InstallOLMv1(ctx context.Context) error {
+	return c.olmInstaller().InstallV1(ctx)
+}
+
 func (o Options) registryDir(dir string) string {
 	if o.RegistryDir != "" {
 		return o.RegistryDir
@@ -260,36 +350,6 @@ func emptyDir(dir string) error {
 	return os.MkdirAll(dir, 0o755)
 }
 
-// start starts a process of the cluster, stopped by Stop.
-func (c *Cluster) start(opts ProcessOptions) (*Process, error) {
-	opts.LogDir = c.LogDir
-	return c.processes.start(opts)
-}
-
-// startRestarting starts a process that the cluster starts again whenever it ends on its
-// own, a second later, as the kubelet does a static pod of the control plane: kube-scheduler
-// and kube-controller-manager end themselves on some errors by design (a scheduler whose
-// cache went inconsistent across an apiserver outage exits), and a cluster without them
-// schedules nothing. Each run appends to the same log, which says how the last one ended.
-func (c *Cluster) startRestarting(opts ProcessOptions) error {
-	p, err := c.start(opts)
-	if err != nil {
-		return err
-	}
-	go func() {
-		for {
-			<-p.Exited()
-			time.Sleep(time.Second)
-			next, err := c.start(opts)
-			if err != nil {
-				return // the cluster is stopping
-			}
-			p = next
-		}
-	}()
-	return nil
-}
-
 // Stop stops everything the cluster started, last started first, and removes its folder
 // (but for its logs, if Options.KeepLogs; the images of a registry with a RegistryDir stay
 // there). It is safe to call more
@@ -300,17 +360,17 @@ func (c *Cluster) Stop() error {
 			c.unwatch()
 		}
 		var errs []error
-		processes := c.processes.close()
+		processes := c.processes.Close()
 		// The node's namespace first: that ends its processes and every container at once.
 		if c.Namespace != nil {
 			errs = append(errs, c.progress.Phase("Stopping the node", func() (string, error) {
-				c.Namespace.stop()
+				c.Namespace.Stop()
 				for _, p := range processes {
-					if p.inNamespace {
+					if p.InNamespace() {
 						<-p.Exited()
 					}
 				}
-				return "", removeCgroups(c.node)
+				return "", c.Node.RemoveCgroups()
 			}))
 		}
 		for i := len(processes) - 1; i >= 0; i-- {
@@ -376,17 +436,40 @@ func (c *Cluster) stopOnSignal() (unwatch func()) {
 // LogTails is the last n lines of the log of every process the cluster started (the
 // ended ones first), for a failure report.
 func (c *Cluster) LogTails(n int) string {
-	processes := c.processes.all()
+	processes := c.processes.All()
 	sort.SliceStable(processes, func(i, j int) bool { return !processes[i].Running() && processes[j].Running() })
 	var tails []string
 	for _, p := range processes {
 		tails = append(tails, "----- "+p.Tail(n))
 	}
 	if c.Registry != nil {
-		tails = append(tails, "----- "+Tail(c.Registry.LogFile, n))
+		tails = append(tails, "----- "+process.Tail(c.Registry.LogFile, n))
 	}
 	if len(tails) == 0 {
 		return ""
 	}
 	return strings.Join(tails, "\n") + "\n(every log is whole in " + c.LogDir + ")"
+}
+
+// ServiceCertificate returns what cert-manager would write into the kubernetes.io/tls Secret
+// of a Certificate for an in-cluster Service: a serving certificate for dnsNames and its key,
+// and the certificate of the CA that signed it (ca.crt). The CA is the cluster's own for its
+// Services, kept in the cluster's folder; nothing outside the cluster trusts it.
+func (c *Cluster) ServiceCertificate(name string, dnsNames []string) (certPEM, keyPEM, caPEM []byte, err error) {
+	dir := filepath.Join(c.Dir, "pki", "services")
+	ca, err := pki.LoadOrCreateNamed(dir, "foo-operator local cluster services CA")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	certFile, keyFile, err := ca.Serving(dir, name, nil, dnsNames)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if certPEM, err = os.ReadFile(certFile); err != nil {
+		return nil, nil, nil, err
+	}
+	if keyPEM, err = os.ReadFile(keyFile); err != nil {
+		return nil, nil, nil, err
+	}
+	return certPEM, keyPEM, ca.CertPEM, nil
 }

@@ -33,7 +33,7 @@ import (
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
 	"github.com/example/foo-operator/test/harness"
-	"github.com/example/foo-operator/test/localcluster"
+	"github.com/example/foo-operator/test/localcluster/resources"
 )
 
 var _ = Describe("Foos on a node", func() {
@@ -85,7 +85,7 @@ var _ = Describe("Foos on a node", func() {
 		turned := time.Since(deleted)
 		current := &corev1.Pod{}
 		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(slow), current)).To(Succeed(), "the pod is still there")
-		Expect(current.Status.ContainerStatuses[0].State.Running).NotTo(BeNil(), "its container still runs: %s", localcluster.DescribePod(current))
+		Expect(current.Status.ContainerStatuses[0].State.Running).NotTo(BeNil(), "its container still runs: %s", resources.DescribePod(current))
 		AddReportEntry("Foo unhappy after its friend's deletion began", turned.Round(time.Millisecond).String())
 
 		expectGone(ctx, slow)
@@ -129,8 +129,8 @@ var _ = Describe("Foos on a node", func() {
 			g.Expect(waiting).NotTo(BeNil())
 			g.Expect(waiting.Reason).To(BeElementOf("ErrImagePull", "ImagePullBackOff"))
 			g.Expect(waiting.Message).To(ContainSubstring(missing))
-		}).WithContext(ctx).Should(Succeed(), func() string { return "ErrImagePull naming the image; the pod is " + localcluster.DescribePod(&last) })
-		Expect(localcluster.DescribePod(&last)).To(ContainSubstring("not found"))
+		}).WithContext(ctx).Should(Succeed(), func() string { return "ErrImagePull naming the image; the pod is " + resources.DescribePod(&last) })
+		Expect(resources.DescribePod(&last)).To(ContainSubstring("not found"))
 	})
 })
 
@@ -151,7 +151,7 @@ func createRunning(ctx context.Context, pod *corev1.Pod) {
 		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(pod), &last)).To(Succeed())
 		g.Expect(last.Status.Phase).To(Equal(corev1.PodRunning))
 		g.Expect(last.Status.ContainerStatuses).To(ConsistOf(HaveField("State.Running", Not(BeNil()))))
-	}).WithContext(ctx).Should(Succeed(), func() string { return "pod " + pod.Name + " running; it is " + localcluster.DescribePod(&last) })
+	}).WithContext(ctx).Should(Succeed(), func() string { return "pod " + pod.Name + " running; it is " + resources.DescribePod(&last) })
 }
 
 // expectGone waits until pod no longer exists.

@@ -34,7 +34,7 @@ import (
 
 	"github.com/example/foo-operator/internal/memorylimit"
 	"github.com/example/foo-operator/test/harness"
-	"github.com/example/foo-operator/test/localcluster"
+	"github.com/example/foo-operator/test/localcluster/resources"
 )
 
 // A user whose cluster outgrew the operator's memory limit must read why in the operator's
@@ -76,7 +76,7 @@ var _ = Describe("The operator under a memory limit too small for what it holds"
 		Eventually(func(g Gomega) {
 			pod, err := operator.Pod(ctx)
 			g.Expect(err).NotTo(HaveOccurred())
-			seen = localcluster.DescribePod(pod)
+			seen = resources.DescribePod(pod)
 			var logs strings.Builder
 			for _, previous := range []bool{false, true} {
 				log, err := clientset.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, &corev1.PodLogOptions{Previous: previous}).DoRaw(ctx)
@@ -107,11 +107,11 @@ func setOperatorMemory(ctx context.Context, limit resource.Quantity) resource.Qu
 	key := client.ObjectKey{Namespace: harness.OperatorNamespace, Name: harness.OperatorDeployment}
 	Expect(k8sClient.Get(ctx, key, deployment)).To(Succeed())
 	patch := client.MergeFrom(deployment.DeepCopy())
-	resources := &deployment.Spec.Template.Spec.Containers[0].Resources
-	previous := resources.Limits[corev1.ResourceMemory]
-	resources.Limits[corev1.ResourceMemory] = limit
-	if request := resources.Requests[corev1.ResourceMemory]; request.Cmp(limit) > 0 {
-		resources.Requests[corev1.ResourceMemory] = limit
+	requirements := &deployment.Spec.Template.Spec.Containers[0].Resources
+	previous := requirements.Limits[corev1.ResourceMemory]
+	requirements.Limits[corev1.ResourceMemory] = limit
+	if request := requirements.Requests[corev1.ResourceMemory]; request.Cmp(limit) > 0 {
+		requirements.Requests[corev1.ResourceMemory] = limit
 	}
 	Expect(k8sClient.Patch(ctx, deployment, patch)).To(Succeed())
 	operator.ExpectRolledOut(ctx, *deployment.Spec.Replicas, "with a memory limit of "+limit.String())

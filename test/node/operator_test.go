@@ -32,7 +32,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/example/foo-operator/test/harness"
-	"github.com/example/foo-operator/test/localcluster"
+	"github.com/example/foo-operator/test/localcluster/process"
+	"github.com/example/foo-operator/test/localcluster/resources"
 )
 
 // kubeletMaxBackOff is the longest the kubelet waits before it restarts a container that
@@ -83,7 +84,7 @@ var _ = Describe("The operator's pod", Ordered, func() {
 			g.Expect(status.LastTerminationState.Terminated.ExitCode).To(BeEquivalentTo(137), "killed by SIGKILL")
 			g.Expect(status.Ready).To(BeTrue())
 		}).WithContext(ctx).WithTimeout(kubeletMaxBackOff+time.Minute).Should(Succeed(),
-			func() string { return "the pod restarted and Ready; it is " + localcluster.DescribePod(&last) })
+			func() string { return "the pod restarted and Ready; it is " + resources.DescribePod(&last) })
 		Expect(last.UID).To(Equal(pod.UID), "the same pod, not a new one")
 	})
 
@@ -117,7 +118,7 @@ var _ = Describe("The local cluster", func() {
 	It("listens on no address of the machine but loopback: pod and node addresses exist only in its own namespace", func() {
 		// Everything the suite started descends from it; the node's processes live in the
 		// node's network namespace, whose sockets are not in the machine's table.
-		Expect(localcluster.ExposedListeners(os.Getpid())).To(BeEmpty(),
+		Expect(process.ExposedListeners(os.Getpid())).To(BeEmpty(),
 			"sockets accepting packets on the machine's addresses other than loopback")
 	})
 })

@@ -41,6 +41,7 @@ import (
 	"github.com/example/foo-operator/test/harness"
 	"github.com/example/foo-operator/test/harness/suite"
 	"github.com/example/foo-operator/test/localcluster"
+	"github.com/example/foo-operator/test/localcluster/resources"
 )
 
 var (
@@ -133,7 +134,7 @@ func runToCompletion(ctx context.Context, pod *corev1.Pod) (int32, string) {
 		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(pod), &last)).To(Succeed())
 		return last.Status.Phase
 	}).WithContext(ctx).Should(BeElementOf(corev1.PodSucceeded, corev1.PodFailed),
-		func() string { return "pod " + pod.Name + " to end; it is " + localcluster.DescribePod(&last) })
+		func() string { return "pod " + pod.Name + " to end; it is " + resources.DescribePod(&last) })
 	logs, err := clientset.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, &corev1.PodLogOptions{}).DoRaw(ctx)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(last.Status.ContainerStatuses).To(HaveLen(1))

@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/example/foo-operator/test/harness"
+	"github.com/example/foo-operator/test/localcluster/resources"
 )
 
 // The installers of clusters without OLM, as committed: the release in the making's in dist/,
@@ -98,7 +99,7 @@ func TestChartsInstallWhatTheirInstallersInstall(t *testing.T) {
 			if err != nil {
 				t.Fatalf("helm template %s: %v\n%s", chart, err, stderr.String())
 			}
-			got, err := harness.DecodeObjects(bytes.NewReader(output))
+			got, err := resources.Decode(bytes.NewReader(output))
 			if err != nil {
 				t.Fatalf("decoding what helm template rendered: %v", err)
 			}
@@ -182,7 +183,7 @@ func decodeFile(t *testing.T, path string) []*unstructured.Unstructured {
 		t.Fatal(err)
 	}
 	defer func() { _ = file.Close() }()
-	objects, err := harness.DecodeObjects(file)
+	objects, err := resources.Decode(file)
 	if err != nil {
 		t.Fatalf("decoding %s: %v", path, err)
 	}
@@ -203,7 +204,7 @@ func TestChartWatchesTheNamespacesItIsToldTo(t *testing.T) {
 	if err != nil {
 		t.Fatalf("helm template: %v\n%s", err, stderr.String())
 	}
-	objects, err := harness.DecodeObjects(bytes.NewReader(output))
+	objects, err := resources.Decode(bytes.NewReader(output))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,6 @@ import (
 
 	"github.com/example/foo-operator/test/harness"
 	"github.com/example/foo-operator/test/harness/suite"
-	"github.com/example/foo-operator/test/localcluster"
 )
 
 // This suite breaks things under the operator while it works: it ends manager processes
@@ -60,12 +59,12 @@ func TestReliability(t *testing.T) {
 }
 
 // isLeader tells whether manager has become leader, from its log.
-func isLeader(manager *localcluster.Manager) func() bool {
+func isLeader(manager *harness.Manager) func() bool {
 	return func() bool { return strings.Contains(manager.Logs(), "Successfully acquired lease") }
 }
 
 // isCandidate tells whether manager has started to compete for the lease, from its log.
-func isCandidate(manager *localcluster.Manager) func() bool {
+func isCandidate(manager *harness.Manager) func() bool {
 	return func() bool { return strings.Contains(manager.Logs(), "Attempting to acquire leader lease") }
 }
 

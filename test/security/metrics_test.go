@@ -31,11 +31,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/example/foo-operator/test/harness"
-	"github.com/example/foo-operator/test/localcluster"
 )
 
 var _ = Describe("The metrics endpoint", func() {
-	var manager *localcluster.Manager
+	var manager *harness.Manager
 
 	BeforeEach(func(ctx context.Context) {
 		manager = environment.StartOperator(ctx, "metrics")
@@ -81,7 +80,7 @@ var scraper = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
 
 // scrape requests the metrics of manager with token (none if empty), once the endpoint
 // listens, and returns the answer's status and body.
-func scrape(ctx context.Context, manager *localcluster.Manager, token string) (int, string) {
+func scrape(ctx context.Context, manager *harness.Manager, token string) (int, string) {
 	GinkgoHelper()
 	var status int
 	var body []byte

@@ -30,7 +30,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/example/foo-operator/test/localcluster"
+	"github.com/example/foo-operator/test/localcluster/registry"
 )
 
 // ExistingProvider gives a cluster the user already runs: the suite reaches it only through
@@ -97,46 +97,46 @@ func (p ExistingProvider) Start(ctx context.Context) (Cluster, error) {
 		return nil, fmt.Errorf("KUBECONFIG=%s: the apiserver at %s does not answer: %w", p.Kubeconfig, config.Host, err)
 	}
 
-	registry, err := localcluster.RegistryAt(p.Registry, p.RegistryCA, filepath.Join(p.WorkDir, "registry-trust.pem"))
+	pushTo, err := registry.At(p.Registry, p.RegistryCA, filepath.Join(p.WorkDir, "registry-trust.pem"))
 	if err != nil {
 		return nil, fmt.Errorf("REGISTRY=%s, REGISTRY_CA=%s: %w", p.Registry, p.RegistryCA, err)
 	}
-	if err := registryAnswers(ctx, registry); err != nil {
+	if err := registryAnswers(ctx, pushTo); err != nil {
 		return nil, err
 	}
 	images := map[string]string{}
-	pushed, err := registry.PushLayout(ctx, p.NodeImages, "pause:latest", "busybox:latest")
+	pushed, err := pushTo.PushLayout(ctx, p.NodeImages, "pause:latest", "busybox:latest")
 	if err != nil {
 		return nil, fmt.Errorf("pushing the test images to REGISTRY=%s: %w", p.Registry, err)
 	}
 	for name, ref := range pushed {
 		images[strings.SplitN(name, ":", 2)[0]] = ref
 	}
-	return &existing{config: config, kubeconfig: p.Kubeconfig, registry: registry, images: images, version: version.GitVersion}, nil
+	return &existing{config: config, kubeconfig: p.Kubeconfig, registry: pushTo, images: images, version: version.GitVersion}, nil
 }
 
 // registryAnswers checks that the registry serves the distribution API over TLS that the
 // suite trusts; a registry that wants a login answers 401, which is enough here (the push
 // then uses the login of ~/.docker/config.json).
-func registryAnswers(ctx context.Context, registry *localcluster.Registry) error {
-	transport, err := registry.Transport()
+func registryAnswers(ctx context.Context, pushTo *registry.Registry) error {
+	transport, err := pushTo.Transport()
 	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	request, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+registry.Host+"/v2/", nil)
+	request, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+pushTo.Host+"/v2/", nil)
 	if err != nil {
 		return err
 	}
 	response, err := (&http.Client{Transport: transport}).Do(request)
 	if err != nil {
 		return fmt.Errorf("REGISTRY=%s does not answer over HTTPS (set REGISTRY_CA to the PEM file of its CA if this machine does not trust it): %w",
-			registry.Host, err)
+			pushTo.Host, err)
 	}
 	_ = response.Body.Close()
 	if response.StatusCode != http.StatusOK && response.StatusCode != http.StatusUnauthorized {
-		return fmt.Errorf("REGISTRY=%s answers %s at /v2/: not a registry", registry.Host, response.Status)
+		return fmt.Errorf("REGISTRY=%s answers %s at /v2/: not a registry", pushTo.Host, response.Status)
 	}
 	return nil
 }
@@ -145,17 +145,17 @@ func registryAnswers(ctx context.Context, registry *localcluster.Registry) error
 type existing struct {
 	config     *rest.Config
 	kubeconfig string
-	registry   *localcluster.Registry
+	registry   *registry.Registry
 	images     map[string]string
 	version    string
 }
 
-func (e *existing) RESTConfig() *rest.Config              { return rest.CopyConfig(e.config) }
-func (e *existing) KubeconfigPath() string                { return e.kubeconfig }
-func (e *existing) ImageRegistry() *localcluster.Registry { return e.registry }
-func (e *existing) Image(name string) string              { return e.images[name] }
-func (e *existing) String() string                        { return "Kubernetes " + e.version }
-func (e *existing) Stop() error                           { return nil }
+func (e *existing) RESTConfig() *rest.Config          { return rest.CopyConfig(e.config) }
+func (e *existing) KubeconfigPath() string            { return e.kubeconfig }
+func (e *existing) ImageRegistry() *registry.Registry { return e.registry }
+func (e *existing) Image(name string) string          { return e.images[name] }
+func (e *existing) String() string                    { return "Kubernetes " + e.version }
+func (e *existing) Stop() error                       { return nil }
 
 // errNoCapability is what a helper returns when asked for a capability a cluster lacks.
 var errNoCapability = errors.New("the cluster under test has no such capability")

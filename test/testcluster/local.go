@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/example/foo-operator/test/localcluster"
+	"github.com/example/foo-operator/test/localcluster/registry"
 )
 
 // LocalProvider starts a local cluster with a node and a registry (localcluster.Start with
@@ -82,7 +83,7 @@ func (l *Local) RESTConfig() *rest.Config { return l.Config }
 func (l *Local) KubeconfigPath() string { return l.Kubeconfig }
 
 // ImageRegistry is the cluster's registry.
-func (l *Local) ImageRegistry() *localcluster.Registry { return l.Registry }
+func (l *Local) ImageRegistry() *registry.Registry { return l.Registry }
 
 // DialPod connects to a pod or Service address from inside the node's network.
 func (l *Local) DialPod(ctx context.Context, network, address string) (net.Conn, error) {

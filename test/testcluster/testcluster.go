@@ -34,7 +34,7 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"github.com/example/foo-operator/test/localcluster"
+	"github.com/example/foo-operator/test/localcluster/registry"
 )
 
 // Cluster is what every provider gives a suite.
@@ -44,7 +44,7 @@ type Cluster interface {
 	// KubeconfigPath is the kubeconfig file of that administrator, for the tools a suite runs.
 	KubeconfigPath() string
 	// ImageRegistry is the registry the suite pushes images to and the cluster pulls from.
-	ImageRegistry() *localcluster.Registry
+	ImageRegistry() *registry.Registry
 	// Image is the reference the cluster pulls one of the node's test images from, by name:
 	// "pause" (a container that only waits) or "busybox" (a shell).
 	Image(name string) string
@@ -143,7 +143,7 @@ type AuditLogReader interface {
 
 // RegistryMirrorer is a Cluster whose node pulls a registry's images from a mirror (RegistryMirror).
 type RegistryMirrorer interface {
-	MirrorRegistry(mirrored string, mirror *localcluster.Registry) error
+	MirrorRegistry(mirrored string, mirror *registry.Registry) error
 }
 
 // LabelFilter returns the Ginkgo label filter that runs what filter selects, less the specs

@@ -35,7 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/example/foo-operator/test/harness"
-	"github.com/example/foo-operator/test/localcluster"
+	"github.com/example/foo-operator/test/localcluster/resources"
 )
 
 // InstalledOperator is the operator's Deployment as an installer left it on a cluster with a
@@ -62,7 +62,7 @@ func (o *InstalledOperator) deploymentKey() client.ObjectKey {
 
 // describePods tells the state of every pod of the operator, for a failure message.
 func (o *InstalledOperator) describePods(ctx context.Context) string {
-	return localcluster.DescribePods(ctx, o.Clientset, o.Namespace, "control-plane=controller-manager")
+	return resources.DescribePods(ctx, o.Clientset, o.Namespace, "control-plane=controller-manager")
 }
 
 // Pods returns the pods of the operator's Deployment that are not being deleted.
@@ -197,7 +197,7 @@ func (o *InstalledOperator) ExpectReady(ctx context.Context) {
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(pods).NotTo(BeEmpty())
 		for _, pod := range pods {
-			g.Expect(pod.Status.ContainerStatuses).To(HaveEach(HaveField("Ready", BeTrue())), localcluster.DescribePod(&pod))
+			g.Expect(pod.Status.ContainerStatuses).To(HaveEach(HaveField("Ready", BeTrue())), resources.DescribePod(&pod))
 		}
 	}).WithContext(ctx).WithTimeout(leaderTimeout).Should(Succeed(), "every pod of the operator Ready")
 }
@@ -230,7 +230,7 @@ func (o *InstalledOperator) LogsOnFailure(ctx context.Context) {
 		return
 	}
 	for _, pod := range pods {
-		GinkgoWriter.Printf("Pod %s: %s\n", pod.Name, localcluster.DescribePod(&pod))
+		GinkgoWriter.Printf("Pod %s: %s\n", pod.Name, resources.DescribePod(&pod))
 		logs, err := o.Clientset.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, &corev1.PodLogOptions{TailLines: ptr.To[int64](50)}).DoRaw(ctx)
 		GinkgoWriter.Printf("Its log (%v):\n%s\n", err, logs)
 	}

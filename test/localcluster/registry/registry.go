@@ -14,10 +14,11 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package localcluster starts the parts of a local cluster that the tests, the demo and
-// the dev cluster run on this machine. It holds no test framework: callers report its
-// errors their own way.
-package localcluster
+// Package registry runs distribution's registry on a loopback address with a CA of its own,
+// as the local cluster's registry, and pushes images to it or to any registry a suite is
+// given (At): OCI image layouts under the names they carry, copies under a mirrored name.
+// It needs distribution's registry binary (`make registry`) to start one.
+package registry
 
 import (
 	"context"
@@ -40,10 +41,13 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	imagespec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/example/foo-operator/test/localcluster/pki"
+	"github.com/example/foo-operator/test/localcluster/process"
 )
 
-// RegistryOptions says which registry binary to run and where it keeps its files.
-type RegistryOptions struct {
+// Options says which registry binary to run and where it keeps its files.
+type Options struct {
 	// Binary is distribution's registry (`make registry` builds it).
 	Binary string
 	// Dir holds the registry's storage, certificates, configuration and log. Images and
@@ -71,17 +75,17 @@ type Registry struct {
 	// LogFile is where the registry logs.
 	LogFile string
 
-	process *Process
+	process *process.Process
 }
 
-// StartRegistry starts the registry and returns once it answers over TLS.
-func StartRegistry(ctx context.Context, opts RegistryOptions) (*Registry, error) {
+// Start starts the registry and returns once it answers over TLS.
+func Start(ctx context.Context, opts Options) (*Registry, error) {
 	if opts.Binary == "" || opts.Dir == "" {
 		return nil, errors.New("the registry needs its binary and a folder")
 	}
 	address := opts.Address
 	if address == "" {
-		ports, err := freePorts(1)
+		ports, err := process.FreePorts(1)
 		if err != nil {
 			return nil, err
 		}
@@ -94,12 +98,12 @@ func StartRegistry(ctx context.Context, opts RegistryOptions) (*Registry, error)
 	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
 		return nil, fmt.Errorf("the registry serves on a loopback address only, not %s", address)
 	}
-	pki := filepath.Join(opts.Dir, "pki")
-	ca, err := loadOrCreateCA(pki)
+	pkiDir := filepath.Join(opts.Dir, "pki")
+	ca, err := pki.LoadOrCreate(pkiDir)
 	if err != nil {
 		return nil, err
 	}
-	certFile, keyFile, err := ca.serving(pki, "registry", []net.IP{net.ParseIP(host)}, []string{"localhost"})
+	certFile, keyFile, err := ca.Serving(pkiDir, "registry", []net.IP{net.ParseIP(host)}, []string{"localhost"})
 	if err != nil {
 		return nil, err
 	}
@@ -112,11 +116,11 @@ func StartRegistry(ctx context.Context, opts RegistryOptions) (*Registry, error)
 	}
 	r := &Registry{
 		Host:        address,
-		CAFile:      filepath.Join(pki, caCertFile),
-		TrustBundle: filepath.Join(pki, "trust-bundle.pem"),
+		CAFile:      filepath.Join(pkiDir, pki.CertFile),
+		TrustBundle: filepath.Join(pkiDir, "trust-bundle.pem"),
 		LogFile:     filepath.Join(logDir, opts.name()+".log"),
 	}
-	if err := writeTrustBundle(r.TrustBundle, ca.certPEM); err != nil {
+	if err := writeTrustBundle(r.TrustBundle, ca.CertPEM); err != nil {
 		return nil, err
 	}
 	storage := filepath.Join(opts.Dir, "storage")
@@ -127,21 +131,21 @@ func StartRegistry(ctx context.Context, opts RegistryOptions) (*Registry, error)
 	if err := os.WriteFile(configFile, []byte(registryConfig(address, storage, certFile, keyFile)), 0o600); err != nil {
 		return nil, err
 	}
-	r.process, err = StartProcess(ProcessOptions{
+	r.process, err = process.Start(process.Options{
 		Name: opts.name(), LogDir: logDir, Binary: opts.Binary, Args: []string{"serve", configFile},
 		// Tracing is off: the registry would otherwise try to export traces.
-		Env: MinimalEnv("OTEL_TRACES_EXPORTER=none"),
+		Env: process.MinimalEnv("OTEL_TRACES_EXPORTER=none"),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w (run `make registry` to build it)", err)
 	}
-	if err := r.waitReady(ctx, ca.pool()); err != nil {
+	if err := r.waitReady(ctx, ca.Pool()); err != nil {
 		return nil, errors.Join(err, r.Stop())
 	}
 	return r, nil
 }
 
-func (o RegistryOptions) name() string {
+func (o Options) name() string {
 	if o.Name == "" {
 		return "registry"
 	}
@@ -196,18 +200,18 @@ func (r *Registry) waitReady(ctx context.Context, roots *x509.CertPool) error {
 		}
 		select {
 		case <-r.process.Exited():
-			return fmt.Errorf("the registry exited before it served %s; its log: %s", url, Tail(r.LogFile, 20))
+			return fmt.Errorf("the registry exited before it served %s; its log: %s", url, process.Tail(r.LogFile, 20))
 		case <-ctx.Done():
-			return fmt.Errorf("waiting for the registry to serve %s: %w; last: %v; its log: %s", url, ctx.Err(), lastErr, Tail(r.LogFile, 20))
+			return fmt.Errorf("waiting for the registry to serve %s: %w; last: %v; its log: %s", url, ctx.Err(), lastErr, process.Tail(r.LogFile, 20))
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
 }
 
-// RegistryAt is a registry that runs elsewhere, at host (host:port), whose certificate
+// At is a registry that runs elsewhere, at host (host:port), whose certificate
 // chains to the CA in the PEM file caFile, or to one this machine trusts if caFile is empty.
 // Its trust bundle (the machine's CAs and caFile's) is written to trustBundle.
-func RegistryAt(host, caFile, trustBundle string) (*Registry, error) {
+func At(host, caFile, trustBundle string) (*Registry, error) {
 	var caPEM []byte
 	if caFile != "" {
 		var err error
@@ -262,15 +266,6 @@ func writeTrustBundle(path string, caPEM []byte) error {
 	return os.WriteFile(path, append(bundle, caPEM...), 0o644)
 }
 
-// FreePort asks the kernel for a port that is free on the loopback interface now.
-func FreePort() (int, error) {
-	ports, err := freePorts(1)
-	if err != nil {
-		return 0, err
-	}
-	return ports[0], nil
-}
-
 // Transport is an HTTPS transport that trusts the registry's CA, if it has one of its own,
 // and the machine's.
 func (r *Registry) Transport() (http.RoundTripper, error) {
@@ -297,7 +292,7 @@ func (r *Registry) Transport() (http.RoundTripper, error) {
 // layout gives it (its org.opencontainers.image.ref.name): a name of this registry as it
 // is; a name without a registry (pause:latest) under this registry; a name of another
 // registry (quay.io/operator-framework/opm:v1.73.0) under this registry with the same
-// repository and tag, where a node that mirrors that registry (Options.RegistryMirrors)
+// repository and tag, where a node that mirrors that registry (localcluster.Options.RegistryMirrors)
 // pulls it. Given names, it pushes only the images of those names. It returns the
 // reference in this registry of each image pushed, by its name in the layout.
 func (r *Registry) PushLayout(ctx context.Context, dir string, names ...string) (map[string]string, error) {
@@ -358,7 +353,7 @@ func (r *Registry) PushLayout(ctx context.Context, dir string, names ...string) 
 }
 
 // Copy copies the image (or index) source, a reference in this registry, to the name name
-// in this registry: for a name of a mirrored registry (Options.RegistryMirrors), where the
+// in this registry: for a name of a mirrored registry (localcluster.Options.RegistryMirrors), where the
 // node pulls that name from.
 func (r *Registry) Copy(ctx context.Context, source, name string) error {
 	transport, err := r.Transport()

@@ -14,7 +14,11 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package localcluster
+// Package pki is the local cluster's certificate authorities: a CA kept in a folder (so that
+// clients given it keep trusting the servers after they restart), and the serving and client
+// certificates it signs for the control plane, the registry and in-cluster Services. It
+// needs nothing but a folder.
+package pki
 
 import (
 	"crypto/ecdsa"
@@ -34,27 +38,28 @@ import (
 )
 
 const (
-	caCertFile = "ca.crt"
-	caKeyFile  = "ca.key"
+	CertFile = "ca.crt"
+	KeyFile  = "ca.key"
 )
 
-// certificateAuthority signs the serving certificates of the local cluster's servers.
-type certificateAuthority struct {
-	cert    *x509.Certificate
-	key     *ecdsa.PrivateKey
-	certPEM []byte
+// CA signs the serving certificates of the local cluster's servers.
+type CA struct {
+	cert *x509.Certificate
+	key  *ecdsa.PrivateKey
+	// CertPEM is the CA's certificate, what its clients trust.
+	CertPEM []byte
 }
 
-// loadOrCreateCA loads the CA kept in dir, or creates one there. Keeping it lets clients
+// LoadOrCreate loads the CA kept in dir, or creates one there. Keeping it lets clients
 // that were given the CA trust the servers after they restart.
-func loadOrCreateCA(dir string) (*certificateAuthority, error) {
-	return loadOrCreateNamedCA(dir, "foo-operator local cluster CA")
+func LoadOrCreate(dir string) (*CA, error) {
+	return LoadOrCreateNamed(dir, "foo-operator local cluster CA")
 }
 
-// loadOrCreateNamedCA is loadOrCreateCA for a CA of the given common name.
-func loadOrCreateNamedCA(dir, commonName string) (*certificateAuthority, error) {
-	certPEM, certErr := os.ReadFile(filepath.Join(dir, caCertFile))
-	keyPEM, keyErr := os.ReadFile(filepath.Join(dir, caKeyFile))
+// LoadOrCreateNamed is LoadOrCreate for a CA of the given common name.
+func LoadOrCreateNamed(dir, commonName string) (*CA, error) {
+	certPEM, certErr := os.ReadFile(filepath.Join(dir, CertFile))
+	keyPEM, keyErr := os.ReadFile(filepath.Join(dir, KeyFile))
 	if certErr == nil && keyErr == nil {
 		return parseCA(certPEM, keyPEM)
 	}
@@ -87,16 +92,16 @@ func loadOrCreateNamedCA(dir, commonName string) (*certificateAuthority, error) 
 	}
 	certPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
 	keyPEM = pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
-	if err := os.WriteFile(filepath.Join(dir, caKeyFile), keyPEM, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, KeyFile), keyPEM, 0o600); err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(dir, caCertFile), certPEM, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, CertFile), certPEM, 0o644); err != nil {
 		return nil, err
 	}
 	return parseCA(certPEM, keyPEM)
 }
 
-func parseCA(certPEM, keyPEM []byte) (*certificateAuthority, error) {
+func parseCA(certPEM, keyPEM []byte) (*CA, error) {
 	certBlock, _ := pem.Decode(certPEM)
 	keyBlock, _ := pem.Decode(keyPEM)
 	if certBlock == nil || keyBlock == nil {
@@ -110,18 +115,19 @@ func parseCA(certPEM, keyPEM []byte) (*certificateAuthority, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &certificateAuthority{cert: cert, key: key, certPEM: certPEM}, nil
+	return &CA{cert: cert, key: key, CertPEM: certPEM}, nil
 }
 
-func (ca *certificateAuthority) pool() *x509.CertPool {
+// Pool is a certificate pool of the CA alone.
+func (ca *CA) Pool() *x509.CertPool {
 	pool := x509.NewCertPool()
 	pool.AddCert(ca.cert)
 	return pool
 }
 
-// serving writes a serving certificate for the given addresses and names into dir, as
+// Serving writes a serving certificate for the given addresses and names into dir, as
 // NAME.crt and NAME.key, reusing one that is there already for the same addresses and names.
-func (ca *certificateAuthority) serving(dir, name string, ips []net.IP, dnsNames []string) (certFile, keyFile string, err error) {
+func (ca *CA) Serving(dir, name string, ips []net.IP, dnsNames []string) (certFile, keyFile string, err error) {
 	certFile, keyFile = filepath.Join(dir, name+".crt"), filepath.Join(dir, name+".key")
 	if existing, err := os.ReadFile(certFile); err == nil {
 		if block, _ := pem.Decode(existing); block != nil {
@@ -171,9 +177,9 @@ func serial() *big.Int {
 	return n
 }
 
-// client writes a client certificate for user name in groups into dir, as NAME.crt and
+// Client writes a client certificate for user name in groups into dir, as NAME.crt and
 // NAME.key: the apiserver and the kubelet authenticate it through the CA.
-func (ca *certificateAuthority) client(dir, name, user string, groups []string) (certFile, keyFile string, err error) {
+func (ca *CA) Client(dir, name, user string, groups []string) (certFile, keyFile string, err error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return "", "", err
@@ -197,8 +203,8 @@ func (ca *certificateAuthority) client(dir, name, user string, groups []string) 
 	return certFile, keyFile, os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644)
 }
 
-// serviceAccountKeys writes the key pair that signs and verifies ServiceAccount tokens.
-func serviceAccountKeys(dir string) (privateKeyFile, publicKeyFile string, err error) {
+// ServiceAccountKeys writes the key pair that signs and verifies ServiceAccount tokens.
+func ServiceAccountKeys(dir string) (privateKeyFile, publicKeyFile string, err error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return "", "", err
@@ -220,27 +226,4 @@ func writeKey(path string, key *ecdsa.PrivateKey) error {
 		return err
 	}
 	return os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: der}), 0o600)
-}
-
-// ServiceCertificate returns what cert-manager would write into the kubernetes.io/tls Secret
-// of a Certificate for an in-cluster Service: a serving certificate for dnsNames and its key,
-// and the certificate of the CA that signed it (ca.crt). The CA is the cluster's own for its
-// Services, kept in the cluster's folder; nothing outside the cluster trusts it.
-func (c *Cluster) ServiceCertificate(name string, dnsNames []string) (certPEM, keyPEM, caPEM []byte, err error) {
-	dir := filepath.Join(c.Dir, "pki", "services")
-	ca, err := loadOrCreateNamedCA(dir, "foo-operator local cluster services CA")
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	certFile, keyFile, err := ca.serving(dir, name, nil, dnsNames)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if certPEM, err = os.ReadFile(certFile); err != nil {
-		return nil, nil, nil, err
-	}
-	if keyPEM, err = os.ReadFile(keyFile); err != nil {
-		return nil, nil, nil, err
-	}
-	return certPEM, keyPEM, ca.certPEM, nil
 }

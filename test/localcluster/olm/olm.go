@@ -14,7 +14,13 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package localcluster
+// Package olm installs the Operator Lifecycle Manager on a local cluster as its releases do:
+// OLM v0 from the release manifests rendered from its module's chart, OLM v1 (catalogd and
+// operator-controller) from its module's release manifests, each adapted by the
+// kustomization in v0/ or v1/, with every image published in the cluster's registry (`make
+// olm-images`). It needs a node whose registry mirrors Mirrors, the OLM modules' folders,
+// kustomize and, for OLM v0, helm.
+package olm
 
 import (
 	"bytes"
@@ -30,32 +36,37 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/example/foo-operator/test/localcluster/process"
+	"github.com/example/foo-operator/test/localcluster/registry"
+	"github.com/example/foo-operator/test/localcluster/resources"
 )
 
 // The OLM releases the library installs, built from the modules pinned under hack/tools (OLM's
 // in hack/tools/olm, operator-controller's in hack/tools/operator-sdk); olm/v0 and olm/v1 adapt
 // their release manifests to a local cluster.
 const (
-	OLMv0Version   = "v0.46.0"
-	OLMv0Namespace = "olm"
-	OLMv1Version   = "v1.5.1"
-	OLMv1Namespace = "olmv1-system"
+	V0Version   = "v0.46.0"
+	V0Namespace = "olm"
+	V1Version   = "v1.5.1"
+	V1Namespace = "olmv1-system"
 )
 
-// OLMMirrors are the registries OLM's images and the images OLM's tools default to are named
+// Mirrors are the registries OLM's images and the images OLM's tools default to are named
 // in. A cluster with OLM mirrors them to the local registry, as a cluster without a route to
 // them is set up: the node pulls quay.io/operator-framework/olm:v0.46.0 from
 // <registry>/operator-framework/olm:v0.46.0.
-var OLMMirrors = []string{"quay.io", "registry.access.redhat.com"}
+var Mirrors = []string{"quay.io", "registry.access.redhat.com"}
 
 // The images a cluster with OLM publishes in its registry for its users, besides the node's
 // busybox (Image("busybox")): run bundle's index and decompression images, scorecard's untar
@@ -72,7 +83,7 @@ const (
 // olmFiles are the kustomizations that adapt each OLM's release manifests to the local
 // cluster, each saying why it changes what it changes.
 //
-//go:embed olm/v0/* olm/v1/*
+//go:embed v0/* v1/*
 var olmFiles embed.FS
 
 // olmv1Certificates are the Secrets cert-manager would fill for OLM v1's release, with the
@@ -84,61 +95,87 @@ var olmv1Certificates = map[string][]string{
 	"olmv1-cert":                        {"operator-controller-service.olmv1-system.svc", "operator-controller-service.olmv1-system.svc.cluster.local"},
 }
 
+// Installer installs OLM on one local cluster, through its API and its registry.
+type Installer struct {
+	// Dir receives the release manifests, under v0/ and v1/.
+	Dir      string
+	Progress process.Progress
+	Config   *rest.Config
+	// Clientset is an administrator's, as Config.
+	Clientset kubernetes.Interface
+	Registry  *registry.Registry
+	// RegistryMirrors are the registries the node pulls from Registry: Mirrors among them.
+	RegistryMirrors []string
+	// Busybox is the node's busybox image in Registry, published as the UBI image that run
+	// bundle-upgrade unpacks with.
+	Busybox string
+	// ServiceCertificate issues what cert-manager would for an in-cluster Service.
+	ServiceCertificate func(name string, dnsNames []string) (certPEM, keyPEM, caPEM []byte, err error)
+	// OLMv0Module and OLMv1Module are the folders of OLM's modules; Helm, Kustomize and
+	// OLMImages the tools and the image layout of `make olm-images`.
+	OLMv0Module, OLMv1Module, Helm, Kustomize, OLMImages string
+
+	// imagesPushed tells that OLM's images are in the registry already; imagesMu holds back
+	// an install of one OLM until the other's push of them is done.
+	imagesMu     sync.Mutex
+	imagesPushed bool
+}
+
 // olmInstallTimeout bounds each wait of an OLM install: its pods pull their images and
 // start, and OLM v0's packageserver is itself installed by OLM, as a CSV.
 const olmInstallTimeout = 5 * time.Minute
 
-// InstallOLMv0 installs OLM v0 as its release does, from its release manifests, and waits
+// InstallV0 installs OLM v0 as its release does, from its release manifests, and waits
 // until OLM's operators, its packageserver and the packages API serve. The release manifests
 // are rendered from OLM's chart and values, as its release script renders them; it returns
 // the folder holding them (crds.yaml and olm.yaml, the release's assets, and release.yaml, all
-// of it). The cluster needs a node whose registry mirrors OLMMirrors (Options.OLMv0 or
+// of it). The cluster needs a node whose registry mirrors Mirrors (Options.OLMv0 or
 // Options.OLMv1 sets that up).
-func (c *Cluster) InstallOLMv0(ctx context.Context) (releaseDir string, err error) {
-	dir := filepath.Join(c.Dir, "olm", "v0")
-	err = c.progress.Phase("Installing OLM "+OLMv0Version, func() (string, error) {
-		if err := c.prepareOLM(ctx, c.opts.Assets.OLMv0Module, "OLM_MODULE"); err != nil {
+func (c *Installer) InstallV0(ctx context.Context) (releaseDir string, err error) {
+	dir := filepath.Join(c.Dir, "v0")
+	err = c.Progress.Phase("Installing OLM "+V0Version, func() (string, error) {
+		if err := c.prepareOLM(ctx, c.OLMv0Module, "OLM_MODULE"); err != nil {
 			return "", err
 		}
-		if err := renderOLMv0Release(ctx, c.opts.Assets, dir); err != nil {
+		if err := c.renderV0Release(ctx, dir); err != nil {
 			return "", err
 		}
 		if err := c.createKustomized(ctx, "v0", dir); err != nil {
 			return "", err
 		}
 		for _, deployment := range []string{"olm-operator", "catalog-operator"} {
-			if err := c.WaitDeploymentAvailable(ctx, OLMv0Namespace, deployment, olmInstallTimeout); err != nil {
+			if err := resources.WaitDeploymentAvailable(ctx, c.Clientset, V0Namespace, deployment, olmInstallTimeout); err != nil {
 				return "", err
 			}
 		}
-		if err := c.waitCondition(ctx, operatorsGroup+"/v1alpha1", "ClusterServiceVersion", OLMv0Namespace, "packageserver",
-			func(object *unstructured.Unstructured) (bool, string) {
+		if err := resources.WaitCondition(ctx, c.Config, operatorsGroup+"/v1alpha1", "ClusterServiceVersion", V0Namespace, "packageserver",
+			olmInstallTimeout, func(object *unstructured.Unstructured) (bool, string) {
 				phase, _, _ := unstructured.NestedString(object.Object, "status", "phase")
 				message, _, _ := unstructured.NestedString(object.Object, "status", "message")
 				return phase == "Succeeded", fmt.Sprintf("phase %q: %s", phase, message)
 			}); err != nil {
 			return "", err
 		}
-		if err := c.waitCondition(ctx, "apiregistration.k8s.io/v1", "APIService", "", "v1.packages.operators.coreos.com",
-			conditionTrue("Available")); err != nil {
+		if err := resources.WaitCondition(ctx, c.Config, "apiregistration.k8s.io/v1", "APIService", "", "v1.packages.operators.coreos.com",
+			olmInstallTimeout, resources.ConditionTrue("Available")); err != nil {
 			return "", err
 		}
-		return "olm-operator, catalog-operator and packageserver in namespace " + OLMv0Namespace, nil
+		return "olm-operator, catalog-operator and packageserver in namespace " + V0Namespace, nil
 	})
 	return dir, err
 }
 
-// InstallOLMv1 installs OLM v1 (catalogd and operator-controller) from its release
+// InstallV1 installs OLM v1 (catalogd and operator-controller) from its release
 // manifests; then the serving certificates its cert-manager objects would have issued, and
 // the CA of its mutating webhook; and waits until catalogd and operator-controller are
-// available. The cluster needs a node whose registry mirrors OLMMirrors.
-func (c *Cluster) InstallOLMv1(ctx context.Context) error {
-	return c.progress.Phase("Installing OLM v1 "+OLMv1Version, func() (string, error) {
-		module := c.opts.Assets.OLMv1Module
+// available. The cluster needs a node whose registry mirrors Mirrors.
+func (c *Installer) InstallV1(ctx context.Context) error {
+	return c.Progress.Phase("Installing OLM v1 "+V1Version, func() (string, error) {
+		module := c.OLMv1Module
 		if err := c.prepareOLM(ctx, module, "OLMV1_MODULE"); err != nil {
 			return "", err
 		}
-		dir := filepath.Join(c.Dir, "olm", "v1")
+		dir := filepath.Join(c.Dir, "v1")
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return "", err
 		}
@@ -156,11 +193,11 @@ func (c *Cluster) InstallOLMv1(ctx context.Context) error {
 			return "", err
 		}
 		for _, deployment := range []string{"catalogd-controller-manager", "operator-controller-controller-manager"} {
-			if err := c.WaitDeploymentAvailable(ctx, OLMv1Namespace, deployment, olmInstallTimeout); err != nil {
+			if err := resources.WaitDeploymentAvailable(ctx, c.Clientset, V1Namespace, deployment, olmInstallTimeout); err != nil {
 				return "", err
 			}
 		}
-		return "catalogd and operator-controller in namespace " + OLMv1Namespace, nil
+		return "catalogd and operator-controller in namespace " + V1Namespace, nil
 	})
 }
 
@@ -168,7 +205,7 @@ func (c *Cluster) InstallOLMv1(ctx context.Context) error {
 // the caBundle of its mutating webhook, which cert-manager would inject. Both programs pull
 // images themselves, from the local registry: the CA bundle they are given (ca.crt, their
 // only trust) holds the registry's CA besides the services'.
-func (c *Cluster) createOLMv1Certificates(ctx context.Context) error {
+func (c *Installer) createOLMv1Certificates(ctx context.Context) error {
 	registryCA, err := os.ReadFile(c.Registry.CAFile)
 	if err != nil {
 		return err
@@ -180,8 +217,8 @@ func (c *Cluster) createOLMv1Certificates(ctx context.Context) error {
 			return err
 		}
 		servicesCA = caPEM
-		_, err = c.Clientset.CoreV1().Secrets(OLMv1Namespace).Create(ctx, &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Namespace: OLMv1Namespace, Name: name},
+		_, err = c.Clientset.CoreV1().Secrets(V1Namespace).Create(ctx, &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Namespace: V1Namespace, Name: name},
 			Type:       corev1.SecretTypeTLS,
 			Data: map[string][]byte{
 				corev1.TLSCertKey: certPEM, corev1.TLSPrivateKeyKey: keyPEM,
@@ -189,7 +226,7 @@ func (c *Cluster) createOLMv1Certificates(ctx context.Context) error {
 			},
 		}, metav1.CreateOptions{})
 		if err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("creating Secret %s/%s: %w", OLMv1Namespace, name, err)
+			return fmt.Errorf("creating Secret %s/%s: %w", V1Namespace, name, err)
 		}
 	}
 	patch := fmt.Sprintf(`[{"op":"add","path":"/webhooks/0/clientConfig/caBundle","value":%q}]`,
@@ -201,13 +238,12 @@ func (c *Cluster) createOLMv1Certificates(ctx context.Context) error {
 
 // prepareOLM checks what an OLM install needs, and publishes OLM's images in the registry
 // (once per cluster).
-func (c *Cluster) prepareOLM(ctx context.Context, module, moduleVariable string) error {
-	assets := c.opts.Assets
+func (c *Installer) prepareOLM(ctx context.Context, module, moduleVariable string) error {
 	var missing []string
 	for _, need := range []struct{ path, what string }{
 		{module, "the OLM module's folder (" + moduleVariable + ")"},
-		{assets.Kustomize, "kustomize (KUSTOMIZE)"},
-		{assets.OLMImages, "OLM's images (OLM_IMAGES, `make olm-images`)"},
+		{c.Kustomize, "kustomize (KUSTOMIZE)"},
+		{c.OLMImages, "OLM's images (OLM_IMAGES, `make olm-images`)"},
 	} {
 		if need.path == "" {
 			missing = append(missing, need.what)
@@ -218,44 +254,44 @@ func (c *Cluster) prepareOLM(ctx context.Context, module, moduleVariable string)
 	if len(missing) > 0 {
 		return fmt.Errorf("installing OLM needs %s", strings.Join(missing, ", "))
 	}
-	if c.Namespace == nil {
+	if c.Busybox == "" {
 		return errors.New("OLM runs as pods: start the cluster with a node (Options.Node)")
 	}
-	for _, mirrored := range OLMMirrors {
-		if !slices.Contains(c.opts.RegistryMirrors, mirrored) {
+	for _, mirrored := range Mirrors {
+		if !slices.Contains(c.RegistryMirrors, mirrored) {
 			return fmt.Errorf("OLM's images are named in %s, which the node does not mirror: "+
-				"start the cluster with Options.OLMv0 or OLMv1, or with %s in Options.RegistryMirrors", mirrored, mirrored)
+				"start the cluster with localcluster.Options.OLMv0 or OLMv1, or with %s in its RegistryMirrors", mirrored, mirrored)
 		}
 	}
-	c.olmImagesMu.Lock()
-	defer c.olmImagesMu.Unlock()
-	if c.olmImagesPushed {
+	c.imagesMu.Lock()
+	defer c.imagesMu.Unlock()
+	if c.imagesPushed {
 		return nil
 	}
-	if _, err := c.Registry.PushLayout(ctx, assets.OLMImages); err != nil {
+	if _, err := c.Registry.PushLayout(ctx, c.OLMImages); err != nil {
 		return err
 	}
-	if err := c.Registry.Copy(ctx, c.Image("busybox"), ubiImage); err != nil {
+	if err := c.Registry.Copy(ctx, c.Busybox, ubiImage); err != nil {
 		return fmt.Errorf("publishing busybox as %s: %w", ubiImage, err)
 	}
-	c.olmImagesPushed = true
+	c.imagesPushed = true
 	return nil
 }
 
-// renderOLMv0Release renders OLM's release manifests from the chart and values of its
+// renderV0Release renders OLM's release manifests from the chart and values of its
 // module, as OLM's scripts/package_release.sh does: helm template of a copy of the chart whose
 // Chart.yaml carries the release's version (the packageserver's CSV is labelled with it),
 // CRDs included, split as scripts/package_quickstart.sh splits them into the release's two
 // assets, crds.yaml and olm.yaml, beside release.yaml, all of it, in dir.
-func renderOLMv0Release(ctx context.Context, assets Assets, dir string) error {
-	if assets.Helm == "" {
+func (c *Installer) renderV0Release(ctx context.Context, dir string) error {
+	if c.Helm == "" {
 		return errors.New("installing OLM v0 needs helm (HELM), which renders its release from its chart")
 	}
 	chart := filepath.Join(dir, "chart")
 	if err := os.RemoveAll(chart); err != nil {
 		return err
 	}
-	if err := os.CopyFS(chart, os.DirFS(filepath.Join(assets.OLMv0Module, "deploy", "chart"))); err != nil {
+	if err := os.CopyFS(chart, os.DirFS(filepath.Join(c.OLMv0Module, "deploy", "chart"))); err != nil {
 		return fmt.Errorf("copying OLM's chart: %w", err)
 	}
 	chartFile := filepath.Join(chart, "Chart.yaml")
@@ -267,17 +303,17 @@ func renderOLMv0Release(ctx context.Context, assets Assets, dir string) error {
 	if !versionLine.Match(data) {
 		return fmt.Errorf("%s has no version", chartFile)
 	}
-	data = versionLine.ReplaceAll(data, []byte("version: "+strings.TrimPrefix(OLMv0Version, "v")))
+	data = versionLine.ReplaceAll(data, []byte("version: "+strings.TrimPrefix(V0Version, "v")))
 	if err := os.WriteFile(chartFile, data, 0o644); err != nil {
 		return err
 	}
-	release, err := runTool(ctx, dir, assets.Helm, "template", "olm", chart, "-n", OLMv0Namespace,
-		"-f", filepath.Join(assets.OLMv0Module, "deploy", "upstream", "values.yaml"), "--include-crds")
+	release, err := runTool(ctx, dir, c.Helm, "template", "olm", chart, "-n", V0Namespace,
+		"-f", filepath.Join(c.OLMv0Module, "deploy", "upstream", "values.yaml"), "--include-crds")
 	if err != nil {
 		return err
 	}
-	crds, rest := splitCRDs(release)
-	for name, content := range map[string]string{"release.yaml": release, "crds.yaml": crds, "olm.yaml": rest} {
+	crds, others := splitCRDs(release)
+	for name, content := range map[string]string{"release.yaml": release, "crds.yaml": crds, "olm.yaml": others} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
 			return err
 		}
@@ -285,89 +321,36 @@ func renderOLMv0Release(ctx context.Context, assets Assets, dir string) error {
 	return nil
 }
 
-// createKustomized renders the embedded kustomization olm/<kustomization> beside the
+// createKustomized renders the embedded kustomization <kustomization> beside the
 // release's manifests in dir (release.yaml) and creates what it renders as OLM's install
 // scripts do: the CRDs first, once they are established the rest.
-func (c *Cluster) createKustomized(ctx context.Context, kustomization, dir string) error {
-	files, err := fs.Sub(olmFiles, "olm/"+kustomization)
+func (c *Installer) createKustomized(ctx context.Context, kustomization, dir string) error {
+	files, err := fs.Sub(olmFiles, kustomization)
 	if err != nil {
 		return err
 	}
 	if err := os.CopyFS(dir, files); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
 	}
-	rendered, err := runTool(ctx, dir, c.opts.Assets.Kustomize, "build", dir)
+	rendered, err := runTool(ctx, dir, c.Kustomize, "build", dir)
 	if err != nil {
 		return err
 	}
-	crds, rest := splitCRDs(rendered)
-	if err := c.createManifest(ctx, []byte(crds), "the CRDs of "+dir); err != nil {
+	crds, others := splitCRDs(rendered)
+	if err := resources.Create(ctx, c.Config, []byte(crds), "the CRDs of "+dir); err != nil {
 		return err
 	}
-	if err := c.waitCRDsEstablished(ctx, []byte(crds)); err != nil {
+	if err := resources.WaitCRDsEstablished(ctx, c.Config, []byte(crds), olmInstallTimeout); err != nil {
 		return err
 	}
-	return c.createManifest(ctx, []byte(rest), "the manifests of "+dir)
-}
-
-// waitCRDsEstablished waits until every CRD of manifest is established, so that objects of
-// its kinds can be created.
-func (c *Cluster) waitCRDsEstablished(ctx context.Context, manifest []byte) error {
-	objects, err := decodeManifest(manifest)
-	if err != nil {
-		return err
-	}
-	for _, object := range objects {
-		if err := c.waitCondition(ctx, "apiextensions.k8s.io/v1", "CustomResourceDefinition", "", object.GetName(),
-			conditionTrue(string(apiextensionsv1.Established))); err != nil {
-			return err
-		}
-	}
-	return nil
+	return resources.Create(ctx, c.Config, []byte(others), "the manifests of "+dir)
 }
 
 // operatorsGroup is OLM v0's API group.
 const operatorsGroup = "operators.coreos.com"
 
-// waitCondition waits until ready says the object of kind kind named name is ready; its
-// error says what ready saw last.
-func (c *Cluster) waitCondition(ctx context.Context, apiVersion, kind, namespace, name string,
-	ready func(*unstructured.Unstructured) (bool, string)) error {
-	reader, err := client.New(c.Config, client.Options{})
-	if err != nil {
-		return err
-	}
-	what := kind + " " + name
-	if namespace != "" {
-		what = kind + " " + namespace + "/" + name
-	}
-	return poll(ctx, olmInstallTimeout, what+" to be ready", func() (bool, string) {
-		object := &unstructured.Unstructured{}
-		object.SetAPIVersion(apiVersion)
-		object.SetKind(kind)
-		if err := reader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, object); err != nil {
-			return false, err.Error()
-		}
-		return ready(object)
-	})
-}
-
-// conditionTrue is ready when the object's status condition conditionType is True.
-func conditionTrue(conditionType string) func(*unstructured.Unstructured) (bool, string) {
-	return func(object *unstructured.Unstructured) (bool, string) {
-		conditions, _, _ := unstructured.NestedSlice(object.Object, "status", "conditions")
-		for _, entry := range conditions {
-			condition, _ := entry.(map[string]any)
-			if condition["type"] == conditionType {
-				return condition["status"] == "True", fmt.Sprintf("%s=%v: %v", conditionType, condition["status"], condition["message"])
-			}
-		}
-		return false, "no " + conditionType + " condition yet"
-	}
-}
-
 // splitCRDs splits a stream of manifests into its CustomResourceDefinitions and the rest.
-func splitCRDs(manifests string) (crds, rest string) {
+func splitCRDs(manifests string) (crds, others string) {
 	var crdDocs, restDocs []string
 	crdKind := regexp.MustCompile(`(?m)^kind: CustomResourceDefinition$`)
 	for _, document := range regexp.MustCompile(`(?m)^---\s*$`).Split(manifests, -1) {
@@ -388,7 +371,7 @@ func runTool(ctx context.Context, dir, binary string, args ...string) (string, e
 	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Dir = dir
 	// Helm keeps its caches and configuration under HOME.
-	cmd.Env = MinimalEnv("HOME=" + dir)
+	cmd.Env = process.MinimalEnv("HOME=" + dir)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	output, err := cmd.Output()

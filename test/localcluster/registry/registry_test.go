@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package localcluster
+package registry
 
 import (
 	"context"
@@ -38,7 +38,7 @@ func startTestRegistry(t *testing.T, dir string) *Registry {
 	if binary == "" {
 		t.Fatal("REGISTRY_SERVER must name distribution's registry binary: run the tests with `make test`")
 	}
-	registry, err := StartRegistry(context.Background(), RegistryOptions{Binary: binary, Dir: dir})
+	registry, err := Start(context.Background(), Options{Binary: binary, Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestRegistryKeepsImagesAndTrustAcrossRestarts(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	restarted, err := StartRegistry(context.Background(), RegistryOptions{Binary: os.Getenv("REGISTRY_SERVER"), Dir: dir, Address: registry.Host})
+	restarted, err := Start(context.Background(), Options{Binary: os.Getenv("REGISTRY_SERVER"), Dir: dir, Address: registry.Host})
 	if err != nil {
 		t.Fatal(err)
 	}

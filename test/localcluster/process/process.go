@@ -14,7 +14,13 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package localcluster
+// Package process starts and stops the programs of a local cluster and keeps their logs:
+// each in a process group of its own, stopped together (Group), inside the node's network,
+// mount and PID namespace when the cluster has one (Namespace), with one line of progress
+// per phase (Progress), bounded waits (Poll), free loopback ports, and a check that nothing
+// listens beyond loopback (ExposedListeners). It needs util-linux's unshare and nsenter,
+// and tini, for a namespace.
+package process
 
 import (
 	"errors"
@@ -30,8 +36,8 @@ import (
 	"time"
 )
 
-// ProcessOptions says how to run one program of the local cluster.
-type ProcessOptions struct {
+// Options says how to run one program of the local cluster.
+type Options struct {
 	// Name names the process in messages and its log file, LogDir/Name.log.
 	Name string
 	// LogDir receives the log. The file is appended to, so that a restarted process keeps
@@ -67,7 +73,7 @@ type Process struct {
 }
 
 // StartProcess starts a program and returns at once.
-func StartProcess(opts ProcessOptions) (*Process, error) {
+func Start(opts Options) (*Process, error) {
 	if opts.Name == "" || opts.LogDir == "" || opts.Binary == "" {
 		return nil, errors.New("a process needs a name, a log folder and a binary")
 	}
@@ -123,6 +129,9 @@ func DescribeExit(err error) string {
 	}
 	return err.Error()
 }
+
+// InNamespace tells whether the process runs inside the node's namespace.
+func (p *Process) InNamespace() bool { return p.inNamespace }
 
 // Exited is closed once the process has ended.
 func (p *Process) Exited() <-chan struct{} { return p.exited }
@@ -217,8 +226,8 @@ func (p *Process) Logs() string {
 // Tail is the last n lines of the process's log, headed by its path, for a failure message.
 func (p *Process) Tail(n int) string { return Tail(p.LogPath, n) }
 
-// processes are the processes of one cluster, stopped in the reverse order of their start.
-type processes struct {
+// Group is the processes of one cluster, stopped in the reverse order of their start.
+type Group struct {
 	mu   sync.Mutex
 	list []*Process
 	// closed is set once the cluster stops: no process starts after that.
@@ -228,14 +237,14 @@ type processes struct {
 // errStopping refuses a process to a cluster that is stopping.
 var errStopping = errors.New("the cluster is stopping")
 
-// start starts a process and adds it to the list, unless the list is closed.
-func (ps *processes) start(opts ProcessOptions) (*Process, error) {
+// Start starts a process and adds it to the list, unless the list is closed.
+func (ps *Group) Start(opts Options) (*Process, error) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	if ps.closed {
 		return nil, fmt.Errorf("starting %s: %w", opts.Name, errStopping)
 	}
-	p, err := StartProcess(opts)
+	p, err := Start(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -243,15 +252,16 @@ func (ps *processes) start(opts ProcessOptions) (*Process, error) {
 	return p, nil
 }
 
-// close lets no process start any more, and returns every process started.
-func (ps *processes) close() []*Process {
+// Close lets no process start any more, and returns every process started.
+func (ps *Group) Close() []*Process {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	ps.closed = true
 	return append([]*Process(nil), ps.list...)
 }
 
-func (ps *processes) all() []*Process {
+// All is every process started.
+func (ps *Group) All() []*Process {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	return append([]*Process(nil), ps.list...)

@@ -14,7 +14,13 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package localcluster
+// Package controlplane starts a local cluster's control plane: etcd, kube-apiserver and, for
+// a cluster with a node, kube-controller-manager and kube-scheduler, with the certificates
+// they and their clients use, and the kubeconfigs of its users. It needs the binaries of
+// etcd and Kubernetes (`make envtest`, `make node`) and a process.Host; with a node, it runs
+// inside the host's namespace, the node's, and serves the apiserver on the machine's
+// loopback too.
+package controlplane
 
 import (
 	"context"
@@ -32,54 +38,77 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/example/foo-operator/test/localcluster/pki"
+	"github.com/example/foo-operator/test/localcluster/process"
 )
 
 // The cluster's addresses. They exist only inside the node's namespace; a cluster without a
 // node has no pod or service traffic at all.
 const (
-	// nodeIP is the node's address: the apiserver advertises it, the kubelet reports it.
-	nodeIP = "10.200.0.2"
-	// serviceCIDR holds the Service ClusterIPs; the first one is the kubernetes Service's.
-	serviceCIDR         = "10.96.0.0/16"
-	kubernetesServiceIP = "10.96.0.1"
+	// NodeIP is the node's address: the apiserver advertises it, the kubelet reports it.
+	NodeIP = "10.200.0.2"
+	// ServiceCIDR holds the Service ClusterIPs; the first one is the kubernetes Service's.
+	ServiceCIDR         = "10.96.0.0/16"
+	KubernetesServiceIP = "10.96.0.1"
 	// DNSServiceIP is CoreDNS's Service, the pods' nameserver.
 	DNSServiceIP = "10.96.0.10"
-	// podCIDR is the node's pod address range.
-	podCIDR       = "10.244.0.0/24"
-	clusterDomain = "cluster.local"
-	// nodeName names the node; /etc/hosts of the namespace resolves it to nodeIP.
-	nodeName = "local-node"
+	// PodCIDR is the node's pod address range.
+	PodCIDR       = "10.244.0.0/24"
+	ClusterDomain = "cluster.local"
+	// NodeName names the node; /etc/hosts of the namespace resolves it to NodeIP.
+	NodeName = "local-node"
 )
 
-// controlPlane is etcd, kube-apiserver and, if asked, kube-controller-manager and
-// kube-scheduler, with the certificates they and their clients use.
-type controlPlane struct {
-	pki     string
-	ca      *certificateAuthority
-	address string // host:port of the apiserver, the same inside the node's namespace and out
-	admin   *rest.Config
-	etcdURL string
-
-	apiserverOptions ProcessOptions
-	apiserver        *Process
+// Options says what the control plane runs.
+type Options struct {
+	// The binaries: etcd and kube-apiserver always, the others for a cluster with a node.
+	Etcd, APIServer, ControllerManager, Scheduler string
+	// Node starts kube-controller-manager and kube-scheduler, and serves the node's network:
+	// the host's namespace must be the node's.
+	Node bool
+	// APIServerFlags are added to kube-apiserver's flags, or replace them.
+	APIServerFlags map[string]string
 }
 
-func startControlPlane(ctx context.Context, c *Cluster) (*controlPlane, error) {
-	cp := &controlPlane{pki: filepath.Join(c.Dir, "pki")}
-	c.cp = cp
+// ControlPlane is etcd, kube-apiserver and, for a node, kube-controller-manager and
+// kube-scheduler, with the certificates they and their clients use.
+type ControlPlane struct {
+	// Config authenticates as a cluster administrator (system:masters).
+	Config *rest.Config
+	// Clientset is an administrator's typed client.
+	Clientset *kubernetes.Clientset
+	// Kubeconfig is an administrator's kubeconfig file.
+	Kubeconfig string
+
+	host    *process.Host
+	opts    Options
+	pki     string
+	ca      *pki.CA
+	address string // host:port of the apiserver, the same inside the node's namespace and out
+	etcdURL string
+
+	apiserverOptions process.Options
+	apiserver        *process.Process
+}
+
+// Start starts the control plane and returns once kube-apiserver is ready.
+func Start(ctx context.Context, host *process.Host, opts Options) (*ControlPlane, error) {
+	cp := &ControlPlane{host: host, opts: opts, pki: filepath.Join(host.Dir, "pki")}
+	c := host
 	var etcdURL string
-	err := c.progress.Phase("Starting etcd", func() (string, error) {
+	err := c.Progress.Phase("Starting etcd", func() (string, error) {
 		var err error
-		if cp.ca, err = loadOrCreateCA(cp.pki); err != nil {
+		if cp.ca, err = pki.LoadOrCreate(cp.pki); err != nil {
 			return "", err
 		}
-		ports, err := freePorts(2)
+		ports, err := process.FreePorts(2)
 		if err != nil {
 			return "", err
 		}
 		etcdURL = "http://127.0.0.1:" + strconv.Itoa(ports[0])
-		etcd, err := c.start(ProcessOptions{
-			Name: "etcd", Binary: c.opts.Assets.Etcd, Namespace: c.Namespace,
+		etcd, err := c.Start(process.Options{
+			Name: "etcd", Binary: opts.Etcd, Namespace: c.Namespace,
 			Args: []string{
 				"--data-dir=" + filepath.Join(c.Dir, "etcd"),
 				"--listen-client-urls=" + etcdURL, "--advertise-client-urls=" + etcdURL,
@@ -91,11 +120,11 @@ func startControlPlane(ctx context.Context, c *Cluster) (*controlPlane, error) {
 		if err != nil {
 			return "", err
 		}
-		return etcdURL, poll(ctx, 30*time.Second, "etcd to serve "+etcdURL, func() (bool, string) {
+		return etcdURL, process.Poll(ctx, 30*time.Second, "etcd to serve "+etcdURL, func() (bool, string) {
 			if !etcd.Running() {
 				return false, "etcd ended"
 			}
-			conn, err := c.dial("tcp", etcdURL[len("http://"):])
+			conn, err := c.Dial("tcp", etcdURL[len("http://"):])
 			if err != nil {
 				return false, err.Error()
 			}
@@ -108,8 +137,8 @@ func startControlPlane(ctx context.Context, c *Cluster) (*controlPlane, error) {
 	}
 	cp.etcdURL = etcdURL
 
-	err = c.progress.Phase("Starting kube-apiserver", func() (string, error) {
-		if err := cp.startAPIServer(ctx, c, etcdURL); err != nil {
+	err = c.Progress.Phase("Starting kube-apiserver", func() (string, error) {
+		if err := cp.startAPIServer(ctx, etcdURL); err != nil {
 			return "", err
 		}
 		return "https://" + cp.address, nil
@@ -117,25 +146,24 @@ func startControlPlane(ctx context.Context, c *Cluster) (*controlPlane, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.Config = cp.admin
-	c.Kubeconfig = filepath.Join(c.Dir, "kubeconfig")
-	if err := c.WriteKubeconfig(c.Kubeconfig, "admin", []string{"system:masters"}); err != nil {
+	cp.Kubeconfig = filepath.Join(c.Dir, "kubeconfig")
+	if err := cp.WriteKubeconfig(cp.Kubeconfig, "admin", []string{"system:masters"}); err != nil {
 		return nil, err
 	}
-	if c.Clientset, err = kubernetes.NewForConfig(c.Config); err != nil {
+	if cp.Clientset, err = kubernetes.NewForConfig(cp.Config); err != nil {
 		return nil, err
 	}
 
-	if c.opts.Node {
-		if err := c.progress.Phase("Starting kube-controller-manager", func() (string, error) {
-			return "", cp.startControllerManager(c)
+	if opts.Node {
+		if err := c.Progress.Phase("Starting kube-controller-manager", func() (string, error) {
+			return "", cp.startControllerManager()
 		}); err != nil {
 			return nil, err
 		}
 	}
-	if c.opts.Node {
-		if err := c.progress.Phase("Starting kube-scheduler", func() (string, error) {
-			return "", cp.startScheduler(c)
+	if opts.Node {
+		if err := c.Progress.Phase("Starting kube-scheduler", func() (string, error) {
+			return "", cp.startScheduler()
 		}); err != nil {
 			return nil, err
 		}
@@ -143,27 +171,20 @@ func startControlPlane(ctx context.Context, c *Cluster) (*controlPlane, error) {
 	return cp, nil
 }
 
-// dial connects where the cluster's processes listen: inside the node's namespace, if any.
-func (c *Cluster) dial(network, address string) (net.Conn, error) {
-	if c.Namespace != nil {
-		return c.Namespace.Dial(context.Background(), network, address)
-	}
-	return net.DialTimeout(network, address, 5*time.Second)
-}
-
-func (cp *controlPlane) startAPIServer(ctx context.Context, c *Cluster, etcdURL string) error {
-	ports, err := freePorts(1)
+func (cp *ControlPlane) startAPIServer(ctx context.Context, etcdURL string) error {
+	c := cp.host
+	ports, err := process.FreePorts(1)
 	if err != nil {
 		return err
 	}
 	cp.address = "127.0.0.1:" + strconv.Itoa(ports[0])
-	serving, servingKey, err := cp.ca.serving(cp.pki, "kube-apiserver",
-		[]net.IP{net.ParseIP("127.0.0.1"), net.ParseIP(nodeIP), net.ParseIP(kubernetesServiceIP)},
-		[]string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc." + clusterDomain})
+	serving, servingKey, err := cp.ca.Serving(cp.pki, "kube-apiserver",
+		[]net.IP{net.ParseIP("127.0.0.1"), net.ParseIP(NodeIP), net.ParseIP(KubernetesServiceIP)},
+		[]string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc." + ClusterDomain})
 	if err != nil {
 		return err
 	}
-	saKey, saPublicKey, err := serviceAccountKeys(cp.pki)
+	saKey, saPublicKey, err := pki.ServiceAccountKeys(cp.pki)
 	if err != nil {
 		return err
 	}
@@ -172,24 +193,24 @@ func (cp *controlPlane) startAPIServer(ctx context.Context, c *Cluster, etcdURL 
 		"secure-port":                      strconv.Itoa(ports[0]),
 		"tls-cert-file":                    serving,
 		"tls-private-key-file":             servingKey,
-		"client-ca-file":                   filepath.Join(cp.pki, caCertFile),
-		"service-account-issuer":           "https://kubernetes.default.svc." + clusterDomain,
+		"client-ca-file":                   filepath.Join(cp.pki, pki.CertFile),
+		"service-account-issuer":           "https://kubernetes.default.svc." + ClusterDomain,
 		"service-account-key-file":         saPublicKey,
 		"service-account-signing-key-file": saKey,
-		"service-cluster-ip-range":         serviceCIDR,
+		"service-cluster-ip-range":         ServiceCIDR,
 		"authorization-mode":               "Node,RBAC",
 		"allow-privileged":                 "true",
 	}
-	if c.opts.Node {
-		kubeletClient, kubeletClientKey, err := cp.ca.client(cp.pki, "apiserver-kubelet-client", "kube-apiserver-kubelet-client",
+	if cp.opts.Node {
+		kubeletClient, kubeletClientKey, err := cp.ca.Client(cp.pki, "apiserver-kubelet-client", "kube-apiserver-kubelet-client",
 			[]string{"system:masters"})
 		if err != nil {
 			return err
 		}
 		// Inside the namespace only loopback and the node's interface exist; pods reach the
-		// apiserver at nodeIP through the kubernetes Service.
+		// apiserver at NodeIP through the kubernetes Service.
 		flags["bind-address"] = "0.0.0.0"
-		flags["advertise-address"] = nodeIP
+		flags["advertise-address"] = NodeIP
 		flags["enable-admission-plugins"] = "NodeRestriction"
 		flags["kubelet-client-certificate"] = kubeletClient
 		flags["kubelet-client-key"] = kubeletClientKey
@@ -207,74 +228,74 @@ func (cp *controlPlane) startAPIServer(ctx context.Context, c *Cluster, etcdURL 
 	}
 	// The aggregation layer, as kubeadm sets it up: the apiserver proxies aggregated APIs
 	// (OLM's packageserver) as front-proxy-client, with the user in request headers.
-	frontProxyCA, err := loadOrCreateNamedCA(filepath.Join(cp.pki, "front-proxy"), "foo-operator local cluster front-proxy CA")
+	frontProxyCA, err := pki.LoadOrCreateNamed(filepath.Join(cp.pki, "front-proxy"), "foo-operator local cluster front-proxy CA")
 	if err != nil {
 		return err
 	}
-	proxyClient, proxyClientKey, err := frontProxyCA.client(cp.pki, "front-proxy-client", "front-proxy-client", nil)
+	proxyClient, proxyClientKey, err := frontProxyCA.Client(cp.pki, "front-proxy-client", "front-proxy-client", nil)
 	if err != nil {
 		return err
 	}
-	flags["requestheader-client-ca-file"] = filepath.Join(cp.pki, "front-proxy", caCertFile)
+	flags["requestheader-client-ca-file"] = filepath.Join(cp.pki, "front-proxy", pki.CertFile)
 	flags["requestheader-allowed-names"] = "front-proxy-client"
 	flags["requestheader-username-headers"] = "X-Remote-User"
 	flags["requestheader-group-headers"] = "X-Remote-Group"
 	flags["requestheader-extra-headers-prefix"] = "X-Remote-Extra-"
 	flags["proxy-client-cert-file"] = proxyClient
 	flags["proxy-client-key-file"] = proxyClientKey
-	if c.opts.Node {
+	if cp.opts.Node {
 		// To the aggregated API's pods directly: the apiserver is in the pods' network.
 		flags["enable-aggregator-routing"] = "true"
 	}
-	for name, value := range c.opts.APIServerFlags {
+	for name, value := range cp.opts.APIServerFlags {
 		flags[name] = value
 	}
-	cp.apiserverOptions = ProcessOptions{Name: "kube-apiserver", Binary: c.opts.Assets.APIServer, Namespace: c.Namespace, Args: flagList(flags)}
+	cp.apiserverOptions = process.Options{Name: "kube-apiserver", Binary: cp.opts.APIServer, Namespace: c.Namespace, Args: flagList(flags)}
 	if c.Namespace != nil {
 		if err := c.Namespace.ForwardOut(cp.address); err != nil {
 			return err
 		}
 	}
-	adminCert, adminKey, err := cp.ca.client(cp.pki, "admin", "admin", []string{"system:masters"})
+	adminCert, adminKey, err := cp.ca.Client(cp.pki, "admin", "admin", []string{"system:masters"})
 	if err != nil {
 		return err
 	}
-	cp.admin = &rest.Config{
+	cp.Config = &rest.Config{
 		Host: "https://" + cp.address,
 		TLSClientConfig: rest.TLSClientConfig{
-			CAData: cp.ca.certPEM, CertFile: adminCert, KeyFile: adminKey,
+			CAData: cp.ca.CertPEM, CertFile: adminCert, KeyFile: adminKey,
 		},
 		// The library's clients wait on the apiserver's priority and fairness only.
 		QPS: -1,
 	}
-	if err := rest.LoadTLSFiles(cp.admin); err != nil {
+	if err := rest.LoadTLSFiles(cp.Config); err != nil {
 		return err
 	}
-	return cp.runAPIServer(ctx, c)
+	return cp.runAPIServer(ctx)
 }
 
-func (cp *controlPlane) runAPIServer(ctx context.Context, c *Cluster) error {
+func (cp *ControlPlane) runAPIServer(ctx context.Context) error {
 	var err error
-	if cp.apiserver, err = c.start(cp.apiserverOptions); err != nil {
+	if cp.apiserver, err = cp.host.Start(cp.apiserverOptions); err != nil {
 		return err
 	}
 	return cp.waitAPIServerReady(ctx)
 }
 
 // waitAPIServerReady waits for /readyz to answer ok, as an administrator.
-func (cp *controlPlane) waitAPIServerReady(ctx context.Context) error {
-	certificate, err := tls.X509KeyPair(cp.admin.CertData, cp.admin.KeyData)
+func (cp *ControlPlane) waitAPIServerReady(ctx context.Context) error {
+	certificate, err := tls.X509KeyPair(cp.Config.CertData, cp.Config.KeyData)
 	if err != nil {
 		return err
 	}
 	roots := x509.NewCertPool()
-	roots.AppendCertsFromPEM(cp.ca.certPEM)
+	roots.AppendCertsFromPEM(cp.ca.CertPEM)
 	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{
 		RootCAs: roots, Certificates: []tls.Certificate{certificate}, MinVersion: tls.VersionTLS12,
 	}}}
 	defer client.CloseIdleConnections()
 	url := "https://" + cp.address + "/readyz"
-	return poll(ctx, 90*time.Second, "kube-apiserver to answer "+url, func() (bool, string) {
+	return process.Poll(ctx, 90*time.Second, "kube-apiserver to answer "+url, func() (bool, string) {
 		if !cp.apiserver.Running() {
 			return false, "kube-apiserver ended"
 		}
@@ -290,8 +311,8 @@ func (cp *controlPlane) waitAPIServerReady(ctx context.Context) error {
 // StopAPIServer stops kube-apiserver with SIGTERM and leaves the rest running, as an outage
 // would. It stops listening at once, then drains: with a node, its process may linger on
 // streams that never end, so after 15s it is killed, which is no failure of the stop.
-func (c *Cluster) StopAPIServer() error {
-	if _, err := c.cp.apiserver.Stop(15 * time.Second); err != nil && c.cp.apiserver.Running() {
+func (cp *ControlPlane) StopAPIServer() error {
+	if _, err := cp.apiserver.Stop(15 * time.Second); err != nil && cp.apiserver.Running() {
 		return err
 	}
 	return nil
@@ -299,12 +320,22 @@ func (c *Cluster) StopAPIServer() error {
 
 // StartAPIServer starts kube-apiserver again after StopAPIServer, on the same address, etcd
 // and certificates, so that every credential handed out stays valid.
-func (c *Cluster) StartAPIServer(ctx context.Context) error {
-	return c.cp.runAPIServer(ctx, c)
+func (cp *ControlPlane) StartAPIServer(ctx context.Context) error {
+	return cp.runAPIServer(ctx)
 }
 
-func (cp *controlPlane) startControllerManager(c *Cluster) error {
-	kubeconfig, err := cp.componentKubeconfig(c, "kube-controller-manager", "system:kube-controller-manager", nil)
+// KillAPIServer ends kube-apiserver with SIGKILL, as a crash of its machine would, leaving
+// the rest running; StartAPIServer brings it back. Unlike StopAPIServer's graceful stop, its
+// clients' connections break at once.
+func (cp *ControlPlane) KillAPIServer() {
+	cp.apiserver.Kill()
+}
+
+// EtcdURL is etcd's client URL, inside the node's namespace if there is one.
+func (cp *ControlPlane) EtcdURL() string { return cp.etcdURL }
+
+func (cp *ControlPlane) startControllerManager() error {
+	kubeconfig, err := cp.componentKubeconfig("kube-controller-manager", "system:kube-controller-manager", nil)
 	if err != nil {
 		return err
 	}
@@ -316,20 +347,20 @@ func (cp *controlPlane) startControllerManager(c *Cluster) error {
 		"secure-port":                      "0",
 		"use-service-account-credentials":  "true",
 		"service-account-private-key-file": filepath.Join(cp.pki, "service-account.key"),
-		"root-ca-file":                     filepath.Join(cp.pki, caCertFile),
-		"service-cluster-ip-range":         serviceCIDR,
+		"root-ca-file":                     filepath.Join(cp.pki, pki.CertFile),
+		"service-cluster-ip-range":         ServiceCIDR,
 	}
-	return c.startRestarting(ProcessOptions{
-		Name: "kube-controller-manager", Binary: c.opts.Assets.ControllerManager, Namespace: c.Namespace, Args: flagList(flags),
+	return cp.host.StartRestarting(process.Options{
+		Name: "kube-controller-manager", Binary: cp.opts.ControllerManager, Namespace: cp.host.Namespace, Args: flagList(flags),
 	})
 }
 
-func (cp *controlPlane) startScheduler(c *Cluster) error {
-	kubeconfig, err := cp.componentKubeconfig(c, "kube-scheduler", "system:kube-scheduler", nil)
+func (cp *ControlPlane) startScheduler() error {
+	kubeconfig, err := cp.componentKubeconfig("kube-scheduler", "system:kube-scheduler", nil)
 	if err != nil {
 		return err
 	}
-	return c.startRestarting(ProcessOptions{Name: "kube-scheduler", Binary: c.opts.Assets.Scheduler, Namespace: c.Namespace,
+	return cp.host.StartRestarting(process.Options{Name: "kube-scheduler", Binary: cp.opts.Scheduler, Namespace: cp.host.Namespace,
 		Args: flagList(map[string]string{
 			"kubeconfig":                kubeconfig,
 			"authentication-kubeconfig": kubeconfig,
@@ -340,16 +371,16 @@ func (cp *controlPlane) startScheduler(c *Cluster) error {
 }
 
 // componentKubeconfig writes the kubeconfig of a component that authenticates as user.
-func (cp *controlPlane) componentKubeconfig(c *Cluster, name, user string, groups []string) (string, error) {
+func (cp *ControlPlane) componentKubeconfig(name, user string, groups []string) (string, error) {
 	path := filepath.Join(cp.pki, name+".kubeconfig")
-	return path, c.WriteKubeconfig(path, user, groups)
+	return path, cp.WriteKubeconfig(path, user, groups)
 }
 
 // WriteKubeconfig writes a kubeconfig for user in groups, with a client certificate the
 // cluster's CA signs. Its server is the apiserver's loopback address, the same inside the
 // node's namespace and on the machine.
-func (c *Cluster) WriteKubeconfig(path, user string, groups []string) error {
-	certFile, keyFile, err := c.cp.ca.client(c.cp.pki, "user-"+sanitize(user), user, groups)
+func (cp *ControlPlane) WriteKubeconfig(path, user string, groups []string) error {
+	certFile, keyFile, err := cp.ca.Client(cp.pki, "user-"+sanitize(user), user, groups)
 	if err != nil {
 		return err
 	}
@@ -361,18 +392,18 @@ func (c *Cluster) WriteKubeconfig(path, user string, groups []string) error {
 	if err != nil {
 		return err
 	}
-	return c.writeKubeconfig(path, &clientcmdapi.AuthInfo{ClientCertificateData: cert, ClientKeyData: key})
+	return cp.writeKubeconfig(path, &clientcmdapi.AuthInfo{ClientCertificateData: cert, ClientKeyData: key})
 }
 
 // WriteTokenKubeconfig writes a kubeconfig that authenticates with a bearer token, such as a
 // ServiceAccount's.
-func (c *Cluster) WriteTokenKubeconfig(path, token string) error {
-	return c.writeKubeconfig(path, &clientcmdapi.AuthInfo{Token: token})
+func (cp *ControlPlane) WriteTokenKubeconfig(path, token string) error {
+	return cp.writeKubeconfig(path, &clientcmdapi.AuthInfo{Token: token})
 }
 
-func (c *Cluster) writeKubeconfig(path string, auth *clientcmdapi.AuthInfo) error {
+func (cp *ControlPlane) writeKubeconfig(path string, auth *clientcmdapi.AuthInfo) error {
 	config := clientcmdapi.NewConfig()
-	config.Clusters["local"] = &clientcmdapi.Cluster{Server: c.cp.admin.Host, CertificateAuthorityData: c.cp.ca.certPEM}
+	config.Clusters["local"] = &clientcmdapi.Cluster{Server: cp.Config.Host, CertificateAuthorityData: cp.ca.CertPEM}
 	config.AuthInfos["local"] = auth
 	config.Contexts["local"] = &clientcmdapi.Context{Cluster: "local", AuthInfo: "local"}
 	config.CurrentContext = "local"
@@ -380,7 +411,7 @@ func (c *Cluster) writeKubeconfig(path string, auth *clientcmdapi.AuthInfo) erro
 }
 
 // CAFile is the PEM file of the CA that signed the apiserver's certificate.
-func (c *Cluster) CAFile() string { return filepath.Join(c.cp.pki, caCertFile) }
+func (cp *ControlPlane) CAFile() string { return filepath.Join(cp.pki, pki.CertFile) }
 
 // flagList turns flags into --name=value arguments, sorted so that logs read alike.
 func flagList(flags map[string]string) []string {
@@ -401,25 +432,4 @@ func sanitize(name string) string {
 		}
 	}
 	return string(out)
-}
-
-// freePorts finds n ports of 127.0.0.1 that are free now on the machine. Inside the node's
-// namespace every port is free.
-func freePorts(n int) ([]int, error) {
-	var ports []int
-	var listeners []net.Listener
-	defer func() {
-		for _, l := range listeners {
-			_ = l.Close()
-		}
-	}()
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		listeners = append(listeners, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }

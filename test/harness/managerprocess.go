@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package localcluster
+package harness
 
 import (
 	"context"
@@ -22,6 +22,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/example/foo-operator/test/localcluster/process"
 )
 
 // ManagerOptions says how to run the operator's manager, or a program that takes its flags
@@ -47,7 +49,7 @@ type ManagerOptions struct {
 
 // Manager is a manager process; its endpoints listen on loopback only.
 type Manager struct {
-	*Process
+	*process.Process
 	// MetricsPort, ProbePort and PprofPort are its ports on 127.0.0.1 (PprofPort is 0
 	// unless asked for).
 	MetricsPort, ProbePort, PprofPort int
@@ -55,7 +57,7 @@ type Manager struct {
 
 // StartManager starts the manager and returns at once; WaitReady waits for it.
 func StartManager(opts ManagerOptions) (*Manager, error) {
-	ports, err := freePorts(3)
+	ports, err := process.FreePorts(3)
 	if err != nil {
 		return nil, err
 	}
@@ -71,10 +73,10 @@ func StartManager(opts ManagerOptions) (*Manager, error) {
 		m.PprofPort = ports[2]
 		args = append(args, "--pprof-bind-address=127.0.0.1:"+strconv.Itoa(m.PprofPort))
 	}
-	m.Process, err = StartProcess(ProcessOptions{
+	m.Process, err = process.Start(process.Options{
 		Name: opts.Name, LogDir: opts.LogDir, Binary: opts.Binary,
 		Args: append(args, opts.Args...),
-		Env:  MinimalEnv(append([]string{"KUBECONFIG=" + opts.Kubeconfig}, opts.Env...)...),
+		Env:  process.MinimalEnv(append([]string{"KUBECONFIG=" + opts.Kubeconfig}, opts.Env...)...),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w (run `make build` to build the manager)", err)
@@ -96,7 +98,7 @@ func (m *Manager) PprofURL() string {
 func (m *Manager) WaitReady(ctx context.Context, timeout time.Duration) error {
 	url := fmt.Sprintf("http://127.0.0.1:%d/readyz", m.ProbePort)
 	client := &http.Client{Timeout: 2 * time.Second}
-	return poll(ctx, timeout, m.Name+" to answer "+url, func() (bool, string) {
+	return process.Poll(ctx, timeout, m.Name+" to answer "+url, func() (bool, string) {
 		if !m.Running() {
 			return false, m.Name + " ended; " + m.Tail(20)
 		}

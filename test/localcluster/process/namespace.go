@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package localcluster
+package process
 
 import (
 	"context"
@@ -55,10 +55,10 @@ type Namespace struct {
 // there (containerd's shims, once the containerd that started them lets go of them).
 var namespaceInit = []string{"tini", "-s", "--", "sleep", "infinity"}
 
-// startNamespace creates the namespaces. unshare makes the mounts private before anything
+// StartNamespace creates the namespaces. unshare makes the mounts private before anything
 // is mounted, so that no mount made inside propagates to the machine; --kill-child ties the
 // namespace's life to unshare's, and unshare's to the caller's.
-func startNamespace(ctx context.Context, logDir string) (*Namespace, error) {
+func StartNamespace(ctx context.Context, logDir string) (*Namespace, error) {
 	for _, tool := range []string{"unshare", "nsenter", "tini", "ip", "mount"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			return nil, fmt.Errorf("the local node needs %s (Debian packages util-linux, tini, iproute2, mount): %w", tool, err)
@@ -68,13 +68,13 @@ func startNamespace(ctx context.Context, logDir string) (*Namespace, error) {
 		return nil, errors.New("the local node makes network, mount and PID namespaces, which needs root")
 	}
 	args := append([]string{"--net", "--mount", "--pid", "--fork", "--kill-child", "--mount-proc", "--propagation", "private", "--"}, namespaceInit...)
-	unshare, err := StartProcess(ProcessOptions{Name: "namespace", LogDir: logDir, Binary: "unshare", Args: args, Env: MinimalEnv()})
+	unshare, err := Start(Options{Name: "namespace", LogDir: logDir, Binary: "unshare", Args: args, Env: MinimalEnv()})
 	if err != nil {
 		return nil, err
 	}
 	ns := &Namespace{unshare: unshare}
 	// PID 1 of the namespace is unshare's only child, once it has forked.
-	err = poll(ctx, 10*time.Second, "the namespace's first process", func() (bool, string) {
+	err = Poll(ctx, 10*time.Second, "the namespace's first process", func() (bool, string) {
 		if !unshare.Running() {
 			return false, "unshare ended: " + unshare.Tail(10)
 		}
@@ -117,14 +117,14 @@ func (ns *Namespace) Command(ctx context.Context, name string, args ...string) *
 	return cmd
 }
 
-// run runs a command inside the namespace and fails with its output.
-func (ns *Namespace) run(ctx context.Context, name string, args ...string) error {
-	return ns.runWithInput(ctx, "", name, args...)
+// Run runs a command inside the namespace and fails with its output.
+func (ns *Namespace) Run(ctx context.Context, name string, args ...string) error {
+	return ns.RunWithInput(ctx, "", name, args...)
 }
 
-// runWithInput runs a command inside the namespace with input on its standard input, and
+// RunWithInput runs a command inside the namespace with input on its standard input, and
 // fails with its output.
-func (ns *Namespace) runWithInput(ctx context.Context, input, name string, args ...string) error {
+func (ns *Namespace) RunWithInput(ctx context.Context, input, name string, args ...string) error {
 	cmd := ns.Command(ctx, name, args...)
 	cmd.Stdin = strings.NewReader(input)
 	if output, err := cmd.CombinedOutput(); err != nil {
@@ -133,9 +133,9 @@ func (ns *Namespace) runWithInput(ctx context.Context, input, name string, args 
 	return nil
 }
 
-// inNetwork runs fn on a thread that has entered the namespace's network: sockets fn
+// InNetwork runs fn on a thread that has entered the namespace's network: sockets fn
 // creates belong to that network, wherever they are used afterwards.
-func (ns *Namespace) inNetwork(fn func() error) error {
+func (ns *Namespace) InNetwork(fn func() error) error {
 	result := make(chan error, 1)
 	go func() {
 		// The thread stays locked if it cannot go back to the machine's network, so that
@@ -165,7 +165,7 @@ func (ns *Namespace) inNetwork(fn func() error) error {
 // Dial connects to address inside the namespace's network.
 func (ns *Namespace) Dial(ctx context.Context, network, address string) (net.Conn, error) {
 	var conn net.Conn
-	err := ns.inNetwork(func() error {
+	err := ns.InNetwork(func() error {
 		var err error
 		conn, err = (&net.Dialer{Timeout: 10 * time.Second}).DialContext(ctx, network, address)
 		return err
@@ -190,7 +190,7 @@ func (ns *Namespace) ForwardOut(address string) error {
 // machine's loopback are pulled by the node under the same name.
 func (ns *Namespace) ForwardIn(address string) error {
 	var listener net.Listener
-	err := ns.inNetwork(func() error {
+	err := ns.InNetwork(func() error {
 		var err error
 		listener, err = net.Listen("tcp", address)
 		return err
@@ -235,9 +235,9 @@ func closeWrite(conn net.Conn) {
 	}
 }
 
-// stop ends every process in the namespace at once (SIGKILL to its PID 1 takes the whole
+// Stop ends every process in the namespace at once (SIGKILL to its PID 1 takes the whole
 // PID namespace down, containers included) and closes the forwarders.
-func (ns *Namespace) stop() {
+func (ns *Namespace) Stop() {
 	ns.mu.Lock()
 	for _, listener := range ns.listeners {
 		_ = listener.Close()

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package localcluster
+package process
 
 import (
 	"fmt"
@@ -46,5 +46,5 @@ func (p Progress) Phase(what string, do func() (note string, err error)) error {
 	return err
 }
 
-// discard is the progress of a caller that wants no lines.
-var discard = Progress{W: io.Discard}
+// Discard is the progress of a caller that wants no lines.
+var Discard = Progress{W: io.Discard}

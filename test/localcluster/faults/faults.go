@@ -14,7 +14,12 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package localcluster
+// Package faults breaks a local cluster the way users' clusters break, for tests of what the
+// operator does through it: the node's kubelet or containerd restarted, a container killed
+// through the runtime, a pod cut off from the apiserver, kube-apiserver stopped, killed and
+// started again, etcd compacted past every watch. It needs the cluster's node and control
+// plane (Injector).
+package faults
 
 import (
 	"bytes"
@@ -31,28 +36,37 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/example/foo-operator/test/localcluster/controlplane"
+	"github.com/example/foo-operator/test/localcluster/node"
+	"github.com/example/foo-operator/test/localcluster/process"
 )
 
-// The faults a node's operator must survive, injected the way they happen on real nodes.
+// Injector injects the faults into one cluster's node and control plane.
+type Injector struct {
+	Node         *node.Node
+	ControlPlane *controlplane.ControlPlane
+	Host         *process.Host
+}
 
 // RestartKubelet stops the node's kubelet with SIGTERM, as systemd does on `systemctl
 // restart kubelet`, starts it again with the same settings, and waits for the node to be
 // Ready. The containers run on meanwhile: they belong to containerd.
-func (c *Cluster) RestartKubelet(ctx context.Context) error {
-	if c.node == nil {
-		return errors.New("the cluster has no node")
+func (f *Injector) RestartKubelet(ctx context.Context) error {
+	if f.Node == nil {
+		return errNoNode
 	}
-	if _, err := c.node.kubelet.Stop(30 * time.Second); err != nil {
+	if _, err := f.Node.Kubelet().Stop(30 * time.Second); err != nil {
 		return err
 	}
 	restarted := time.Now()
-	if err := c.node.runKubelet(ctx, c); err != nil {
+	if err := f.Node.StartKubelet(ctx); err != nil {
 		return err
 	}
 	// The node was Ready before: wait for the new kubelet's own word, its first renewal of
 	// the node's Lease.
-	return poll(ctx, time.Minute, "the restarted kubelet to renew the node's Lease", func() (bool, string) {
-		lease, err := c.Clientset.CoordinationV1().Leases("kube-node-lease").Get(ctx, nodeName, metav1.GetOptions{})
+	return process.Poll(ctx, time.Minute, "the restarted kubelet to renew the node's Lease", func() (bool, string) {
+		lease, err := f.ControlPlane.Clientset.CoordinationV1().Leases("kube-node-lease").Get(ctx, controlplane.NodeName, metav1.GetOptions{})
 		if err != nil {
 			return false, err.Error()
 		}
@@ -66,23 +80,23 @@ func (c *Cluster) RestartKubelet(ctx context.Context) error {
 // RestartContainerd stops the node's containerd with SIGTERM and starts it again, as an
 // upgrade of the runtime does. The containers run on under their shims, which the new
 // containerd finds again.
-func (c *Cluster) RestartContainerd(ctx context.Context) error {
-	if c.node == nil {
-		return errors.New("the cluster has no node")
+func (f *Injector) RestartContainerd(ctx context.Context) error {
+	if f.Node == nil {
+		return errNoNode
 	}
-	if _, err := c.node.containerd.Stop(30 * time.Second); err != nil {
+	if _, err := f.Node.Containerd().Stop(30 * time.Second); err != nil {
 		return err
 	}
-	return c.node.runContainerd(ctx, c)
+	return f.Node.StartContainerd(ctx)
 }
 
 // CutFromAPIServer drops, inside the node's network, every packet that the pod with address
 // podIP sends to the apiserver, whether to the kubernetes Service (kube-proxy's DNAT comes
 // later) or to the apiserver's own address, as a broken network path or a wrong network
 // policy would. Connections already open stall rather than end. restore lifts the cut; calling it again does nothing.
-func (c *Cluster) CutFromAPIServer(ctx context.Context, podIP string) (restore func(context.Context) error, err error) {
-	if c.Namespace == nil {
-		return nil, errors.New("the cluster has no node")
+func (f *Injector) CutFromAPIServer(ctx context.Context, podIP string) (restore func(context.Context) error, err error) {
+	if f.Node == nil {
+		return nil, errNoNode
 	}
 	if net.ParseIP(podIP) == nil {
 		return nil, fmt.Errorf("%q is not a pod address", podIP)
@@ -96,8 +110,8 @@ func (c *Cluster) CutFromAPIServer(ctx context.Context, podIP string) (restore f
 		ip saddr %s ip daddr { %s, %s } drop
 	}
 }
-`, table, podIP, kubernetesServiceIP, nodeIP)
-	if err := c.Namespace.runWithInput(ctx, rules, "nft", "-f", "-"); err != nil {
+`, table, podIP, controlplane.KubernetesServiceIP, controlplane.NodeIP)
+	if err := f.Host.Namespace.RunWithInput(ctx, rules, "nft", "-f", "-"); err != nil {
 		return nil, err
 	}
 	var mu sync.Mutex
@@ -108,7 +122,7 @@ func (c *Cluster) CutFromAPIServer(ctx context.Context, podIP string) (restore f
 		if lifted {
 			return nil
 		}
-		if err := c.Namespace.run(ctx, "nft", "delete", "table", "inet", table); err != nil {
+		if err := f.Host.Namespace.Run(ctx, "nft", "delete", "table", "inet", table); err != nil {
 			return err
 		}
 		lifted = true
@@ -119,8 +133,16 @@ func (c *Cluster) CutFromAPIServer(ctx context.Context, podIP string) (restore f
 // KillAPIServer ends kube-apiserver with SIGKILL, as a crash of its machine would, leaving
 // the rest running; StartAPIServer brings it back. Unlike StopAPIServer's graceful stop, its
 // clients' connections break at once.
-func (c *Cluster) KillAPIServer() {
-	c.cp.apiserver.Kill()
+func (f *Injector) KillAPIServer() { f.ControlPlane.KillAPIServer() }
+
+// StopAPIServer stops kube-apiserver with SIGTERM and leaves the rest running, as an outage
+// would (controlplane.ControlPlane.StopAPIServer).
+func (f *Injector) StopAPIServer() error { return f.ControlPlane.StopAPIServer() }
+
+// StartAPIServer starts kube-apiserver again after a stop or a kill, on the same address,
+// etcd and certificates, so that every credential handed out stays valid.
+func (f *Injector) StartAPIServer(ctx context.Context) error {
+	return f.ControlPlane.StartAPIServer(ctx)
 }
 
 // AwaitKubernetesService waits, at most timeout, until the kubernetes Service's address,
@@ -128,15 +150,15 @@ func (c *Cluster) KillAPIServer() {
 // a graceful stop kube-apiserver has taken itself out of the Service's endpoints; started
 // again, it puts itself back, but the pods reach it only once kube-proxy, whose watches
 // back off while the apiserver is away, has programmed that endpoint again.
-func (c *Cluster) AwaitKubernetesService(ctx context.Context, timeout time.Duration) error {
-	if c.Namespace == nil {
+func (f *Injector) AwaitKubernetesService(ctx context.Context, timeout time.Duration) error {
+	if f.Node == nil {
 		return errors.New("the cluster has no node, and so no Service addresses")
 	}
-	address := net.JoinHostPort(kubernetesServiceIP, "443")
-	return poll(ctx, timeout, "a connection to the kubernetes Service at "+address+" from the node's network", func() (bool, string) {
+	address := net.JoinHostPort(controlplane.KubernetesServiceIP, "443")
+	return process.Poll(ctx, timeout, "a connection to the kubernetes Service at "+address+" from the node's network", func() (bool, string) {
 		dialCtx, cancel := context.WithTimeout(ctx, time.Second)
 		defer cancel()
-		conn, err := c.Namespace.Dial(dialCtx, "tcp", address)
+		conn, err := f.Host.Namespace.Dial(dialCtx, "tcp", address)
 		if err != nil {
 			return false, err.Error()
 		}
@@ -149,16 +171,18 @@ func (c *Cluster) AwaitKubernetesService(ctx context.Context, timeout time.Durat
 // resourceVersion a client has seen before the call, and returns the compacted revision: a
 // watch or list from such a resourceVersion then fails with 410 Gone. It talks to etcd's JSON
 // gateway.
-func (c *Cluster) CompactEtcd(ctx context.Context) (int64, error) {
+func (f *Injector) CompactEtcd(ctx context.Context) (int64, error) {
 	httpClient := &http.Client{Transport: &http.Transport{
-		DialContext: func(_ context.Context, network, address string) (net.Conn, error) { return c.dial(network, address) },
+		DialContext: func(_ context.Context, network, address string) (net.Conn, error) {
+			return f.Host.Dial(network, address)
+		},
 	}}
 	call := func(path string, request any, response any) error {
 		body, err := json.Marshal(request)
 		if err != nil {
 			return err
 		}
-		httpRequest, err := http.NewRequestWithContext(ctx, http.MethodPost, c.cp.etcdURL+path, bytes.NewReader(body))
+		httpRequest, err := http.NewRequestWithContext(ctx, http.MethodPost, f.ControlPlane.EtcdURL()+path, bytes.NewReader(body))
 		if err != nil {
 			return err
 		}
@@ -200,3 +224,21 @@ func (c *Cluster) CompactEtcd(ctx context.Context) (int64, error) {
 	}
 	return revision, nil
 }
+
+// SignalContainer sends signal (such as SIGKILL) to the main process of a container of the
+// node, named as a pod's status names it (containerd://ID), as the kernel's OOM killer or a
+// crash would end it: the kubelet then restarts the container in the same pod.
+func (f *Injector) SignalContainer(ctx context.Context, containerID, signal string) error {
+	if f.Node == nil {
+		return errNoNode
+	}
+	id, ok := strings.CutPrefix(containerID, "containerd://")
+	if !ok {
+		return fmt.Errorf("container %q is not one of containerd's", containerID)
+	}
+	return f.Host.Namespace.Run(ctx, f.Node.Ctr(),
+		"--address", "/run/containerd/containerd.sock", "--namespace", "k8s.io", "tasks", "kill", "--signal", signal, id)
+}
+
+// errNoNode is what a fault of the node says on a cluster without one.
+var errNoNode = errors.New("the cluster has no node")

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package localcluster
+package process
 
 import (
 	"bufio"
@@ -166,7 +166,7 @@ func descendsFrom(pid, root int) bool {
 		if pid == root {
 			return true
 		}
-		fields, err := procStat(pid)
+		fields, err := stat(pid)
 		if err != nil || len(fields) < 2 {
 			return false
 		}

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package localcluster
+package process
 
 import (
 	"context"
@@ -22,9 +22,9 @@ import (
 	"time"
 )
 
-// poll calls check every 100ms until it reports done, ctx ends or timeout passes. Its
+// Poll calls check every 100ms until it reports done, ctx ends or timeout passes. Its
 // error says what it waited for and what check saw last.
-func poll(ctx context.Context, timeout time.Duration, what string, check func() (done bool, last string)) error {
+func Poll(ctx context.Context, timeout time.Duration, what string, check func() (done bool, last string)) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	ticker := time.NewTicker(100 * time.Millisecond)
