@@ -34,6 +34,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -41,6 +42,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
+	"github.com/example/foo-operator/test/harness/suite"
 	"github.com/example/foo-operator/test/localcluster/resources"
 )
 
@@ -109,7 +111,7 @@ func catalogJourney() {
 		By("removing the hold")
 		patchHold(ctx, catalog.storyNamespace, "")
 		expectInstalledRunning(ctx, catalog.operatorNamespace, packageName, next, managerImage(head))
-		expectGone(ctx, &operatorsv1alpha1.ClusterServiceVersion{ObjectMeta: metav1.ObjectMeta{
+		suite.ExpectGone(ctx, k8sClient, &operatorsv1alpha1.ClusterServiceVersion{ObjectMeta: metav1.ObjectMeta{
 			Namespace: catalog.operatorNamespace, Name: csvName(head)}}, installTimeout)
 		expectStillFollows(ctx, catalog.operatorNamespace, catalog.storyNamespace)
 		// Checked before the uninstall: then the garbage collector may delete the RoleBinding
@@ -211,10 +213,30 @@ func newCatalogInstall(ctx context.Context, storyNamespace, catalogTag string) *
 	DeferCleanup(func(ctx context.Context) {
 		kubectl(ctx, "delete", "--ignore-not-found", "catalogsource/"+catalogSource, "-n", olmNamespace)
 	})
+	DeferCleanup(removeLeftInstall, packageName)
 	return &catalogInstall{
 		operatorNamespace: packageName, storyNamespace: storyNamespace,
 		catalogImage: imageTagBase + "-" + catalogTag, published: published,
 	}
+}
+
+// removeLeftInstall removes what a journey that ended before its uninstall (a spec failed)
+// left installed from the catalog in namespace: the Subscription, the CSVs and what OLM made
+// for them, the bundle's ClusterRoles and the CRD, so that the next journey finds the
+// cluster as this one found it. A journey that uninstalled leaves nothing for it to do.
+func removeLeftInstall(ctx context.Context, namespace string) {
+	GinkgoHelper()
+	subscription := &operatorsv1alpha1.Subscription{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: packageName}}
+	if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(subscription), subscription); apierrors.IsNotFound(err) {
+		return
+	}
+	AddReportEntry("The journey ended with the operator installed in "+namespace+": removing it", ReportEntryVisibilityAlways)
+	kubectl(ctx, "delete", "--ignore-not-found", "subscription/"+packageName, "-n", namespace)
+	kubectl(ctx, "delete", "csv", "--all", "-n", namespace)
+	suite.ExpectGone(ctx, k8sClient, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: operatorDeployment}},
+		installTimeout)
+	deleteBundleClusterRoles(ctx)
+	deleteCRD(ctx)
 }
 
 // install publishes the catalog up to version, applies the README's YAML, waits until OLM
@@ -242,7 +264,7 @@ func (c *catalogInstall) upgradeByPublishing(ctx context.Context, previous, vers
 	expectInstalled(ctx, c.operatorNamespace, packageName, version)
 	csv := expectCSVSucceeded(ctx, c.operatorNamespace, csvName(version))
 	Expect(csv.Spec.Replaces).To(Equal(csvName(previous)), "the catalog's graph: %s replaces %s", version, previous)
-	expectGone(ctx, &operatorsv1alpha1.ClusterServiceVersion{ObjectMeta: metav1.ObjectMeta{
+	suite.ExpectGone(ctx, k8sClient, &operatorsv1alpha1.ClusterServiceVersion{ObjectMeta: metav1.ObjectMeta{
 		Namespace: c.operatorNamespace, Name: csvName(previous)}}, installTimeout)
 }
 

@@ -32,6 +32,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/example/foo-operator/test/harness/suite"
 	"github.com/example/foo-operator/test/localcluster/resources"
 )
 
@@ -79,8 +80,8 @@ func deployJourney() {
 		Expect(err).NotTo(HaveOccurred())
 		rendered := run(ctx, root, tools.kustomize, "build", "config/default")
 		run(ctx, root, "make", "--no-print-directory", "undeploy")
-		expectGone(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: operatorNamespace}}, installTimeout)
-		expectGone(ctx, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}, installTimeout)
+		suite.ExpectGone(ctx, k8sClient, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: operatorNamespace}}, installTimeout)
+		suite.ExpectGone(ctx, k8sClient, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}, installTimeout)
 		// Every cluster-scoped object config/default made is gone too.
 		Expect(rendered).To(ContainSubstring("kind: ClusterRole"))
 		var roles rbacv1.ClusterRoleList

@@ -37,6 +37,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
+	"github.com/example/foo-operator/test/harness/suite"
 	"github.com/example/foo-operator/test/localcluster"
 	"github.com/example/foo-operator/test/localcluster/registry"
 	"github.com/example/foo-operator/test/testcluster"
@@ -173,10 +174,11 @@ func disconnectedJourney() {
 	It("uninstalls", func(ctx context.Context) {
 		uninstall(ctx, operatorNamespace, csvName("0.3.0"))
 		deleteCRD(ctx)
-		expectGone(ctx, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}, installTimeout)
+		suite.ExpectGone(ctx, k8sClient, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}, installTimeout)
 		Expect(k8sClient.Delete(ctx, &operatorsv1alpha1.CatalogSource{
 			ObjectMeta: metav1.ObjectMeta{Namespace: olmNamespace, Name: catalogSource}})).To(Succeed())
-		expectGone(ctx, &operatorsv1alpha1.CatalogSource{ObjectMeta: metav1.ObjectMeta{Namespace: olmNamespace, Name: catalogSource}}, installTimeout)
+		suite.ExpectGone(ctx, k8sClient,
+			&operatorsv1alpha1.CatalogSource{ObjectMeta: metav1.ObjectMeta{Namespace: olmNamespace, Name: catalogSource}}, installTimeout)
 	}, SpecTimeout(10*time.Minute))
 }
 

@@ -33,6 +33,7 @@ import (
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
 	"github.com/example/foo-operator/test/harness"
+	"github.com/example/foo-operator/test/harness/suite"
 	"github.com/example/foo-operator/test/localcluster/resources"
 )
 
@@ -75,8 +76,8 @@ func installerJourney() {
 	It("removes the operator, its CRD with every Foo, and its cluster roles with kubectl delete -f", func(ctx context.Context) {
 		installer := filepath.Join(tools.checkout, "dist", "install.yaml")
 		kubectl(ctx, "delete", "-f", installer)
-		expectGone(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: installerNamespace}}, installTimeout)
-		expectGone(ctx, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}, installTimeout)
+		suite.ExpectGone(ctx, k8sClient, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: installerNamespace}}, installTimeout)
+		suite.ExpectGone(ctx, k8sClient, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}, installTimeout)
 		var roles rbacv1.ClusterRoleList
 		Expect(k8sClient.List(ctx, &roles)).To(Succeed())
 		var bindings rbacv1.ClusterRoleBindingList

@@ -33,7 +33,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apiserver/pkg/authentication/serviceaccount"
@@ -295,21 +294,6 @@ func expectNoForbidden(ctx context.Context, namespace string) {
 	}
 }
 
-// expectGone waits until obj no longer exists.
-func expectGone(ctx context.Context, obj client.Object, timeout time.Duration) {
-	GinkgoHelper()
-	Eventually(func() error {
-		err := k8sClient.Get(ctx, client.ObjectKeyFromObject(obj), obj)
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		return fmt.Errorf("%T %s still exists", obj, client.ObjectKeyFromObject(obj))
-	}).WithContext(ctx).WithTimeout(timeout).Should(Succeed())
-}
-
 // uninstall deletes the Subscription and then the CSV, as the OLM documentation does, and
 // waits until the operator and everything OLM created for it are gone.
 func uninstall(ctx context.Context, namespace, csv string) {
@@ -343,9 +327,12 @@ func uninstall(ctx context.Context, namespace, csv string) {
 // bundle's ClusterRoles that OLM v0 leaves, as the README tells users to.
 func expectUninstalled(ctx context.Context, namespace, csv string) {
 	GinkgoHelper()
-	expectGone(ctx, &operatorsv1alpha1.ClusterServiceVersion{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: csv}}, installTimeout)
-	expectGone(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: operatorDeployment}}, installTimeout)
-	expectGone(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: operatorServiceAccount}}, installTimeout)
+	suite.ExpectGone(ctx, k8sClient,
+		&operatorsv1alpha1.ClusterServiceVersion{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: csv}}, installTimeout)
+	suite.ExpectGone(ctx, k8sClient,
+		&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: operatorDeployment}}, installTimeout)
+	suite.ExpectGone(ctx, k8sClient,
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: operatorServiceAccount}}, installTimeout)
 	expectNoRBACOf(ctx, namespace, csv)
 	Eventually(func(g Gomega) {
 		var copies operatorsv1alpha1.ClusterServiceVersionList
@@ -406,7 +393,7 @@ func deleteCRD(ctx context.Context) {
 	GinkgoHelper()
 	crd := &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}
 	Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, crd))).To(Succeed())
-	expectGone(ctx, crd, installTimeout)
+	suite.ExpectGone(ctx, k8sClient, crd, installTimeout)
 }
 
 // names lists the namespace/name of objects, for messages.

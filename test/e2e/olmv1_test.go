@@ -42,6 +42,7 @@ import (
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
 	"github.com/example/foo-operator/internal/controller"
+	"github.com/example/foo-operator/test/harness/suite"
 )
 
 // OLM v1's kinds, read as unstructured objects: the suite applies them as YAML, as users do.
@@ -166,11 +167,13 @@ func olmv1Journey() {
 
 	It("uninstalls when the ClusterExtension is deleted: the operator, its CRD and every Foo go", func(ctx context.Context) {
 		kubectl(ctx, "delete", "clusterextension", olmv1Extension)
-		expectGone(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: operatorNamespace, Name: operatorDeployment}}, installTimeout)
-		expectGone(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: operatorNamespace, Name: operatorServiceAccount}}, installTimeout)
+		suite.ExpectGone(ctx, k8sClient,
+			&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: operatorNamespace, Name: operatorDeployment}}, installTimeout)
+		suite.ExpectGone(ctx, k8sClient,
+			&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: operatorNamespace, Name: operatorServiceAccount}}, installTimeout)
 		// OLM v1 installs the bundle as a Helm release owned by the ClusterExtension, CRD
 		// included: the garbage collector deletes the CRD, and the Foos with it.
-		expectGone(ctx, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}, installTimeout)
+		suite.ExpectGone(ctx, k8sClient, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}, installTimeout)
 	}, SpecTimeout(10*time.Minute))
 
 	It("upgrades 0.1.0 directly to 0.3.0, as 0.3.0's skipRange allows", func(ctx context.Context) {
@@ -182,7 +185,7 @@ func olmv1Journey() {
 		expectManagerRunning(ctx, operatorNamespace, managerImage("0.3.0"))
 		Expect(deployedRevision(ctx)).To(Equal("2"), "the revision of %s's Helm release: 0.1.0 was the first, 0.3.0 the next", olmv1Extension)
 		kubectl(ctx, "delete", "clusterextension", olmv1Extension)
-		expectGone(ctx, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}, installTimeout)
+		suite.ExpectGone(ctx, k8sClient, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}, installTimeout)
 	}, SpecTimeout(10*time.Minute))
 
 	It("installs in OwnNamespace mode with the release's alpha feature gate: the operator watches only its namespace", func(ctx context.Context) {
@@ -216,7 +219,7 @@ func olmv1Journey() {
 			g.Expect(foo.Status.Conditions).To(BeEmpty(), "a Foo outside the watched namespace")
 		}).WithContext(ctx).WithTimeout(10 * time.Second).Should(Succeed())
 		kubectl(ctx, "delete", "clusterextension", olmv1Extension)
-		expectGone(ctx, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}, installTimeout)
+		suite.ExpectGone(ctx, k8sClient, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}, installTimeout)
 	}, SpecTimeout(10*time.Minute))
 }
 

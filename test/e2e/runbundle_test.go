@@ -34,6 +34,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
+	"github.com/example/foo-operator/test/harness/suite"
 	"github.com/example/foo-operator/test/localcluster"
 	"github.com/example/foo-operator/test/localcluster/olm"
 )
@@ -115,7 +116,7 @@ func runBundleJourney() {
 			run(ctx, scratchDir("run-bundle"), tools.operatorSDK, "run", "bundle-upgrade", bundleImage(version),
 				"--namespace", operatorNamespace, "--security-context-config", "restricted", "--timeout", "5m")
 			expectCSVSucceeded(ctx, operatorNamespace, csvName(version))
-			expectGone(ctx, &operatorsv1alpha1.ClusterServiceVersion{ObjectMeta: metav1.ObjectMeta{
+			suite.ExpectGone(ctx, k8sClient, &operatorsv1alpha1.ClusterServiceVersion{ObjectMeta: metav1.ObjectMeta{
 				Namespace: operatorNamespace, Name: csvName(previous)}}, installTimeout)
 			expectManagerRunning(ctx, operatorNamespace, managerImage(version))
 			expectSameFoos(ctx, storyNamespace, before)
@@ -144,7 +145,7 @@ func runBundleJourney() {
 			g.Expect(k8sClient.List(ctx, &pods, client.InNamespace(operatorNamespace))).To(Succeed())
 			g.Expect(names(pods.Items)).To(BeEmpty(), "pods left behind (the registry pod, the manager)")
 		}).WithContext(ctx).WithTimeout(installTimeout).Should(Succeed())
-		expectGone(ctx, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}, installTimeout)
+		suite.ExpectGone(ctx, k8sClient, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}, installTimeout)
 	}, SpecTimeout(10*time.Minute))
 
 	It("shows, when a bundle's manager image does not exist, the CSV waiting for its Deployment and the pod's event naming the image",
@@ -176,7 +177,7 @@ func runBundleJourney() {
 			expectImagePullFailure(ctx, namespace, missing)
 			run(ctx, scratchDir("run-bundle"), tools.operatorSDK, "cleanup", packageName, "--namespace", namespace, "--timeout", "5m")
 			expectUninstalled(ctx, namespace, csvName("0.3.0"))
-			expectGone(ctx, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}, installTimeout)
+			suite.ExpectGone(ctx, k8sClient, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}, installTimeout)
 		}, SpecTimeout(10*time.Minute))
 
 	// AllNamespaces is the mode above; each other mode installs the newest release on its
@@ -220,7 +221,7 @@ func runBundleJourney() {
 			expectNoForbidden(ctx, operator)
 			run(ctx, scratchDir("run-bundle"), tools.operatorSDK, "cleanup", packageName, "--namespace", operator, "--timeout", "5m")
 			expectUninstalled(ctx, operator, csvName("0.3.0"))
-			expectGone(ctx, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}, installTimeout)
+			suite.ExpectGone(ctx, k8sClient, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}, installTimeout)
 		},
 		Entry("OwnNamespace", SpecTimeout(10*time.Minute), "OwnNamespace", "own", []string{"own"}, []string{"own-other"}),
 		Entry("SingleNamespace", SpecTimeout(10*time.Minute), "SingleNamespace", "single", []string{"single-b"}, []string{"single", "single-other"}),

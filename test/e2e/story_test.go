@@ -22,7 +22,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"sort"
 	"strings"
@@ -30,13 +29,13 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
+	"github.com/example/foo-operator/test/harness/suite"
 	"github.com/example/foo-operator/test/localcluster/resources"
 	"github.com/example/foo-operator/test/testcluster"
 )
@@ -120,30 +119,22 @@ func deleteFriend(ctx context.Context, namespace, name string) {
 	GinkgoHelper()
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}}
 	Expect(k8sClient.Delete(ctx, pod)).To(Succeed())
-	expectGone(ctx, pod, operatorStepTimeout)
+	suite.ExpectGone(ctx, k8sClient, pod, operatorStepTimeout)
 }
 
-// expectHappy waits until the operator has set the Foo's status: happy or not, with the
-// Happy condition saying the same. An unreconciled Foo has no condition, so this cannot
-// pass on a status nobody wrote. A denied request of the operator stops the wait with it.
+// expectHappy waits until the operator has set the Foo's status (suite.ExpectFooStatus). A
+// denied request of the operator stops the wait with it.
 func expectHappy(ctx context.Context, operatorNamespace, namespace, name string, happy bool) {
 	GinkgoHelper()
-	want := metav1.ConditionFalse
-	if happy {
-		want = metav1.ConditionTrue
-	}
-	Eventually(func(g Gomega) {
-		if denied := persistentDenials(ctx, operatorNamespace); len(denied) > 0 {
-			StopTrying(fmt.Sprintf("Foo %s/%s: the operator was denied requests, so its CSV's RBAC does not cover "+
-				"what it does:\n%s", namespace, name, strings.Join(denied, "\n"))).Now()
-		}
-		foo := &tutorialv1.Foo{}
-		g.Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, foo)).To(Succeed())
-		condition := meta.FindStatusCondition(foo.Status.Conditions, tutorialv1.HappyCondition)
-		g.Expect(condition).NotTo(BeNil(), "Foo %s/%s has no Happy condition: not reconciled", namespace, name)
-		g.Expect(condition.Status).To(Equal(want), "Foo %s/%s: %s", namespace, name, condition.Message)
-		g.Expect(foo.Status.Happy).To(Equal(happy))
-	}).WithContext(ctx).WithTimeout(operatorStepTimeout).Should(Succeed())
+	suite.ExpectFooStatus(ctx, k8sClient, types.NamespacedName{Namespace: namespace, Name: name}, suite.FooStatus{
+		Happy: happy, Timeout: operatorStepTimeout,
+		Stop: func() string {
+			if denied := persistentDenials(ctx, operatorNamespace); len(denied) > 0 {
+				return "the operator was denied requests, so its CSV's RBAC does not cover what it does:\n" + strings.Join(denied, "\n")
+			}
+			return ""
+		},
+	})
 }
 
 // foosIn returns the Foos of namespace, by name.

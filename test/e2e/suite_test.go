@@ -339,27 +339,8 @@ func newNamespace(name string, labels map[string]string) *corev1.Namespace {
 }
 
 // createNamespaces creates namespaces, deleted when the spec (or the container, from a
-// BeforeAll) ends: all at once, and then waited for. A namespace with pods goes no sooner
-// than the namespace controller looks again, after the longest grace period of its pods;
-// deleted one after the other, they would add up.
+// BeforeAll) ends, all at once, and waited for (suite.CreateNamespaces).
 func createNamespaces(ctx context.Context, namespaces ...*corev1.Namespace) {
 	GinkgoHelper()
-	// Registered first, so that the namespaces created before a failed create go too.
-	DeferCleanup(func(ctx context.Context) {
-		for _, namespace := range namespaces {
-			Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, namespace))).To(Succeed())
-		}
-		for _, namespace := range namespaces {
-			expectGone(ctx, namespace, installTimeout)
-		}
-	})
-	for _, namespace := range namespaces {
-		Expect(k8sClient.Create(ctx, namespace)).To(Succeed())
-	}
-	// Pods are refused until the namespace's default ServiceAccount exists.
-	for _, namespace := range namespaces {
-		Eventually(func() error {
-			return k8sClient.Get(ctx, client.ObjectKey{Namespace: namespace.Name, Name: "default"}, &corev1.ServiceAccount{})
-		}).WithContext(ctx).Should(Succeed(), "the default ServiceAccount of %s", namespace.Name)
-	}
+	suite.CreateNamespaces(ctx, k8sClient, installTimeout, namespaces...)
 }

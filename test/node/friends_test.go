@@ -20,7 +20,6 @@ package node
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -33,6 +32,7 @@ import (
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
 	"github.com/example/foo-operator/test/harness"
+	"github.com/example/foo-operator/test/harness/suite"
 	"github.com/example/foo-operator/test/localcluster/resources"
 )
 
@@ -163,11 +163,11 @@ func expectGone(ctx context.Context, pod *corev1.Pod) {
 		"pod %s to be gone", pod.Name)
 }
 
-// expectHappy waits until the Foo shows happy with the Happy condition's reason.
+// expectHappy waits until the operator has written the Foo's status, happy or not with the
+// given reason (suite.ExpectFooStatus).
 func expectHappy(ctx context.Context, key types.NamespacedName, happy bool, reason string) {
 	GinkgoHelper()
-	Eventually(func() string { return describeFoo(ctx, key) }).WithContext(ctx).WithTimeout(30*time.Second).
-		Should(Equal(fmt.Sprintf("happy=%v reason=%s", happy, reason)), "Foo %s", key)
+	suite.ExpectFooStatus(ctx, k8sClient, key, suite.FooStatus{Happy: happy, Reason: reason, Timeout: 30 * time.Second})
 }
 
 // happyReason is the reason of the Foo's Happy condition, or what kept it from being read.
@@ -180,13 +180,4 @@ func happyReason(ctx context.Context, key types.NamespacedName) string {
 		return condition.Reason
 	}
 	return "no Happy condition"
-}
-
-// describeFoo is the Foo's status as the tests compare it.
-func describeFoo(ctx context.Context, key types.NamespacedName) string {
-	foo := &tutorialv1.Foo{}
-	if err := k8sClient.Get(ctx, key, foo); err != nil {
-		return err.Error()
-	}
-	return fmt.Sprintf("happy=%v reason=%s", foo.Status.Happy, happyReason(ctx, key))
 }

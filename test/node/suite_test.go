@@ -110,18 +110,12 @@ var _ = ReportAfterSuite("process logs", func(report Report) {
 	fmt.Println(cluster.LogTails(80))
 })
 
-// createNamespace creates a namespace with a generated name, deleted when the spec ends.
+// createNamespace creates a namespace with a generated name, deleted when the spec ends
+// (suite.CreateNamespaces), and returns its name.
 func createNamespace(ctx context.Context, prefix string, labels map[string]string) string {
 	GinkgoHelper()
 	namespace := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix, Labels: labels}}
-	Expect(k8sClient.Create(ctx, namespace)).To(Succeed())
-	DeferCleanup(func(ctx context.Context) {
-		Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, namespace))).To(Succeed())
-	})
-	// Pods are refused until the namespace's default ServiceAccount exists.
-	Eventually(func() error {
-		return k8sClient.Get(ctx, client.ObjectKey{Namespace: namespace.Name, Name: "default"}, &corev1.ServiceAccount{})
-	}).WithContext(ctx).Should(Succeed(), "the default ServiceAccount of %s", namespace.Name)
+	suite.CreateNamespaces(ctx, k8sClient, 0, namespace)
 	return namespace.Name
 }
 

@@ -32,12 +32,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
 	"github.com/example/foo-operator/test/harness"
+	"github.com/example/foo-operator/test/harness/suite"
 )
 
 // quietPeriod is how long a behaviour that needs a withdrawn permission must stay broken:
@@ -304,17 +304,10 @@ func consistentlyNoStatus(ctx context.Context, namespace, name string) {
 	}).WithContext(ctx).WithTimeout(quietPeriod).Should(BeZero(), "the status of Foo %s/%s", namespace, name)
 }
 
-// expectHappy waits until the operator has set the Foo's status, happy or not, and its
-// Happy condition says the same.
+// expectHappy waits until the operator has written the Foo's status (suite.ExpectFooStatus).
 func expectHappy(ctx context.Context, namespace, name string, happy bool) {
 	GinkgoHelper()
-	Eventually(func(g Gomega) {
-		foo := &tutorialv1.Foo{}
-		g.Expect(environment.ControlPlane.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, foo)).To(Succeed())
-		condition := meta.FindStatusCondition(foo.Status.Conditions, tutorialv1.HappyCondition)
-		g.Expect(condition).NotTo(BeNil(), "Foo %s/%s has no Happy condition", namespace, name)
-		g.Expect(foo.Status.Happy).To(Equal(happy), "Foo %s/%s: %s", namespace, name, condition.Message)
-	}).WithContext(ctx).Should(Succeed())
+	suite.ExpectFooStatus(ctx, environment.ControlPlane.Client, client.ObjectKey{Namespace: namespace, Name: name}, suite.FooStatus{Happy: happy})
 }
 
 // eventReasons lists the reasons of the Events in namespace.
