@@ -47,16 +47,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	tutorialv1 "github.com/example/foo-operator/api/v1"
+	"github.com/example/foo-operator/test/harness"
 	"github.com/example/foo-operator/test/harness/suite"
 	"github.com/example/foo-operator/test/localcluster"
 	"github.com/example/foo-operator/test/localcluster/olm"
@@ -191,13 +189,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(imageTagBase).To(HavePrefix(cluster.ImageRegistry().Host+"/"),
 		"the images must be built for the registry of the cluster under test (IMAGE_TAG_BASE)")
 
-	scheme := runtime.NewScheme()
-	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	Expect(apiextensionsv1.AddToScheme(scheme)).To(Succeed())
-	Expect(operatorsv1alpha1.AddToScheme(scheme)).To(Succeed())
-	Expect(operatorsv1.AddToScheme(scheme)).To(Succeed())
-	Expect(operatorsv2.AddToScheme(scheme)).To(Succeed())
-	Expect(tutorialv1.AddToScheme(scheme)).To(Succeed())
+	scheme := harness.NewScheme(apiextensionsv1.AddToScheme, operatorsv1alpha1.AddToScheme, operatorsv1.AddToScheme, operatorsv2.AddToScheme)
 	k8sClient, err = client.New(cluster.RESTConfig(), client.Options{Scheme: scheme})
 	Expect(err).NotTo(HaveOccurred())
 	clientset, err = kubernetes.NewForConfig(cluster.RESTConfig())

@@ -90,13 +90,20 @@ func StartControlPlane(ctx context.Context) (*ControlPlane, error) {
 	return cp, nil
 }
 
-// Scheme knows the built-in types and the Foo API.
-var Scheme = func() *runtime.Scheme {
+// Scheme knows the built-in types and the Foo API: what the suites' clients read and write.
+var Scheme = NewScheme()
+
+// NewScheme is the suites' one scheme, the built-in types and the Foo API, with the types of
+// add besides (OLM's, for a suite that installs with OLM).
+func NewScheme(add ...func(*runtime.Scheme) error) *runtime.Scheme {
 	s := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
 	utilruntime.Must(tutorialv1.AddToScheme(s))
+	for _, addTo := range add {
+		utilruntime.Must(addTo(s))
+	}
 	return s
-}()
+}
 
 // FooResource is the REST resource of Foos.
 var FooResource = schema.GroupVersionResource{Group: tutorialv1.GroupVersion.Group, Version: tutorialv1.GroupVersion.Version, Resource: "foos"}
