@@ -52,7 +52,7 @@ func catalogJourney() {
 	var catalog *catalogInstall
 
 	BeforeAll(func(ctx context.Context) {
-		catalog = newCatalogInstall(ctx, "catalog-story", "catalog:latest")
+		catalog = newCatalogInstall(ctx, "catalog-story", "catalog:latest", readmeCatalogSource)
 	})
 
 	It("installs 0.1.0 from the catalog image with the README's YAML, and the operator plays the story", func(ctx context.Context) {
@@ -193,18 +193,21 @@ type catalogInstall struct {
 	operatorNamespace, storyNamespace string
 	// catalogImage is the tag the CatalogSource polls; each release is published there.
 	catalogImage string
-	published    *testCatalog
+	// catalogSource names the CatalogSource.
+	catalogSource string
+	published     *testCatalog
 	// stories are the story's Foos, as they are before every upgrade.
 	stories map[string]*tutorialv1.Foo
 }
 
-// catalogSource is the README's CatalogSource, in OLM's global catalog namespace.
-const catalogSource = "foo-operator-catalog"
+// readmeCatalogSource is the name of the README's CatalogSource, in OLM's global catalog
+// namespace.
+const readmeCatalogSource = "foo-operator-catalog"
 
 // newCatalogInstall is a catalogInstall, for a journey's BeforeAll: OLM v0 on the cluster,
 // the published catalog read, the story's namespace made, and the CatalogSource deleted once
 // the journey's last spec is done (the specs after the install poll it).
-func newCatalogInstall(ctx context.Context, storyNamespace, catalogTag string) *catalogInstall {
+func newCatalogInstall(ctx context.Context, storyNamespace, catalogTag, catalogSource string) *catalogInstall {
 	GinkgoHelper()
 	ensureOLMv0(ctx)
 	published, err := loadPublishedCatalog()
@@ -216,7 +219,7 @@ func newCatalogInstall(ctx context.Context, storyNamespace, catalogTag string) *
 	DeferCleanup(removeLeftInstall, packageName)
 	return &catalogInstall{
 		operatorNamespace: packageName, storyNamespace: storyNamespace,
-		catalogImage: imageTagBase + "-" + catalogTag, published: published,
+		catalogImage: imageTagBase + "-" + catalogTag, catalogSource: catalogSource, published: published,
 	}
 }
 
@@ -248,7 +251,7 @@ func (c *catalogInstall) install(ctx context.Context, version string) {
 	publishCatalog(ctx, upTo, c.catalogImage)
 
 	By("applying the README's CatalogSource, Namespace, OperatorGroup and Subscription")
-	kubectl(ctx, "apply", "-f", readmeInstallYAML(c.catalogImage))
+	kubectl(ctx, "apply", "-f", readmeInstallYAML(c.catalogImage, c.catalogSource))
 	expectInstalled(ctx, c.operatorNamespace, packageName, version)
 	playStory(ctx, c.operatorNamespace, c.storyNamespace)
 	c.stories = foosIn(ctx, c.storyNamespace)
@@ -298,10 +301,14 @@ const (
 )
 
 // readmeInstallYAML writes the README's installation YAML (CatalogSource, Namespace,
-// OperatorGroup, Subscription) into a file, with its catalog image replaced by image, and
-// returns the file's path: the suite installs the way the README tells users to, polling the
-// catalog as often as the README's CatalogSource does.
-func readmeInstallYAML(image string) string {
+// OperatorGroup, Subscription) into a file, with its catalog image replaced by image and its
+// CatalogSource named source, and returns the file's path: the suite installs the way the
+// README tells users to, polling the catalog as often as the README's CatalogSource does.
+// Each journey names its CatalogSource its own way: OLM v0's resolver keeps what it read from
+// a CatalogSource for a while after it is deleted, and served a journey that recreated one
+// under the same name the previous journey's catalog (0.3.0 installed where the new catalog
+// held 0.2.0).
+func readmeInstallYAML(image, source string) string {
 	GinkgoHelper()
 	block := readmeYAML("CatalogSource", "Subscription")
 	placeholder := regexp.MustCompile(`image: \$REGISTRY/foo-operator-catalog:\S+`)
@@ -312,6 +319,9 @@ func readmeInstallYAML(image string) string {
 	olmNamespaceOf := regexp.MustCompile(`(?m)^(\s+(?:namespace|sourceNamespace): )olm\b`)
 	Expect(olmNamespaceOf.FindAllString(block, -1)).To(HaveLen(2), "the README's CatalogSource namespace and Subscription sourceNamespace")
 	block = olmNamespaceOf.ReplaceAllString(block, "${1}"+olmNamespace)
+	sourceName := regexp.MustCompile(`(?m)^(\s+(?:name|source): )` + readmeCatalogSource + `$`)
+	Expect(sourceName.FindAllString(block, -1)).To(HaveLen(2), "the README's CatalogSource name and Subscription source")
+	block = sourceName.ReplaceAllString(block, "${1}"+source)
 	var check map[string]any
 	Expect(yaml.Unmarshal([]byte(strings.Split(block, "\n---\n")[0]), &check)).To(Succeed())
 	file := filepath.Join(workDir, "readme-install.yaml")

@@ -57,8 +57,9 @@ func disconnectedJourney() {
 	const (
 		// The README's names: the journey installs with the README's YAML.
 		operatorNamespace = packageName
-		catalogSource     = "foo-operator-catalog"
-		storyNamespace    = "disconnected-story"
+		// The README's CatalogSource, named for this journey (readmeInstallYAML).
+		catalogSource  = "foo-operator-catalog-mirror"
+		storyNamespace = "disconnected-story"
 	)
 	var (
 		original, mirror *registry.Registry
@@ -150,7 +151,7 @@ func disconnectedJourney() {
 
 			By("publishing, in the mirror, 0.2.0's catalog under the tag the CatalogSource follows")
 			crane(ctx, "tag", inMirror(catalogImage("v0.2.0")), "latest")
-			kubectl(ctx, "apply", "-f", readmeInstallYAML(catalogImage("latest")))
+			kubectl(ctx, "apply", "-f", readmeInstallYAML(catalogImage("latest"), catalogSource))
 			expectInstalledRunning(ctx, operatorNamespace, packageName, "0.2.0", pinned["0.2.0"])
 			Expect(k8sClient.Create(ctx, &tutorialv1.Foo{ObjectMeta: metav1.ObjectMeta{Namespace: storyNamespace, Name: "foo"},
 				Spec: tutorialv1.FooSpec{Name: "jill"}})).To(Succeed())

@@ -45,7 +45,7 @@ func olmFaultsJourney() {
 	)
 
 	BeforeAll(func(ctx context.Context) {
-		catalog = newCatalogInstall(ctx, "faults-story", "catalog-faults:latest")
+		catalog = newCatalogInstall(ctx, "faults-story", "catalog-faults:latest", "foo-operator-catalog-faults")
 	})
 
 	It("installs 0.2.0 from the catalog image, and the statuses of its Foos are written by the CSV's ServiceAccount alone",
