@@ -92,8 +92,7 @@ func (p ExistingProvider) Start(ctx context.Context) (Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	version, err := discoveryClient.ServerVersion()
-	if err != nil {
+	if _, err := discoveryClient.ServerVersion(); err != nil {
 		return nil, fmt.Errorf("KUBECONFIG=%s: the apiserver at %s does not answer: %w", p.Kubeconfig, config.Host, err)
 	}
 
@@ -112,7 +111,7 @@ func (p ExistingProvider) Start(ctx context.Context) (Cluster, error) {
 	for name, ref := range pushed {
 		images[strings.SplitN(name, ":", 2)[0]] = ref
 	}
-	return &existing{config: config, kubeconfig: p.Kubeconfig, registry: pushTo, images: images, version: version.GitVersion}, nil
+	return &existing{config: config, kubeconfig: p.Kubeconfig, registry: pushTo, images: images}, nil
 }
 
 // registryAnswers checks that the registry serves the distribution API over TLS that the
@@ -147,14 +146,12 @@ type existing struct {
 	kubeconfig string
 	registry   *registry.Registry
 	images     map[string]string
-	version    string
 }
 
 func (e *existing) RESTConfig() *rest.Config          { return rest.CopyConfig(e.config) }
 func (e *existing) KubeconfigPath() string            { return e.kubeconfig }
 func (e *existing) ImageRegistry() *registry.Registry { return e.registry }
 func (e *existing) Image(name string) string          { return e.images[name] }
-func (e *existing) String() string                    { return "Kubernetes " + e.version }
 func (e *existing) Stop() error                       { return nil }
 
 // errNoCapability is what a helper returns when asked for a capability a cluster lacks.
