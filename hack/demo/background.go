@@ -31,9 +31,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/example/foo-operator/test/localcluster"
-	"github.com/example/foo-operator/test/localcluster/olm"
-	"github.com/example/foo-operator/test/localcluster/process"
+	"github.com/example/foo-operator/hack/localcluster"
+	"github.com/example/foo-operator/hack/localcluster/olm"
+	"github.com/example/foo-operator/hack/localcluster/process"
 )
 
 // The background cluster (`make cluster`) runs in a process of its own, started by

@@ -25,9 +25,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/example/foo-operator/test/harness"
-	"github.com/example/foo-operator/test/localcluster"
-	"github.com/example/foo-operator/test/localcluster/process"
+	"github.com/example/foo-operator/hack/localcluster"
+	"github.com/example/foo-operator/hack/localcluster/managerprocess"
+	"github.com/example/foo-operator/hack/localcluster/process"
 )
 
 // demoCluster is the cluster the story plays on, and how to reach it with kubectl.
@@ -36,7 +36,7 @@ type demoCluster struct {
 	kubectl kubectl
 	// manager is the manager process of a cluster without a node; on a node the operator
 	// runs as a pod.
-	manager *harness.Manager
+	manager *managerprocess.Manager
 	// jackImage is the image pod jack runs.
 	jackImage string
 	// onNode tells whether the cluster has a real node.
@@ -75,7 +75,7 @@ func startDemoCluster(ctx context.Context, opts options, onNode bool) (*demoClus
 		return c, nil
 	}
 	err = out.Phase("Starting the manager", func() (string, error) {
-		c.manager, err = harness.StartManager(harness.ManagerOptions{
+		c.manager, err = managerprocess.Start(managerprocess.Options{
 			Name: "manager", LogDir: cluster.LogDir, Binary: opts.managerPath, Kubeconfig: cluster.Kubeconfig, PlainMetrics: true,
 		})
 		if err != nil {

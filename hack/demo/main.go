@@ -41,7 +41,7 @@ import (
 	"github.com/go-logr/logr"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/example/foo-operator/test/localcluster"
+	"github.com/example/foo-operator/hack/localcluster"
 )
 
 // options are the demo's settings.

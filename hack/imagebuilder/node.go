@@ -31,7 +31,7 @@ import (
 
 // nodeImageSources are the local cluster's own small programs, built into images of one
 // static binary each.
-const nodeImageSources = "./test/localcluster/images/"
+const nodeImageSources = "./hack/localcluster/images/"
 
 // buildNodeImages builds the images the local cluster's node pulls from its registry, for
 // this machine's platform, each named without a registry (the local cluster pushes them to

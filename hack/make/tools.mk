@@ -217,7 +217,7 @@ $(CONTAINERD)/containerd:
 $(COREDNS):
 	$(call go-build-tool,$@,hack/tools/coredns,github.com/example/foo-operator/hack/tools/coredns,-ldflags "-s -w",CGO_ENABLED=0)
 
-NODE_IMAGE_SOURCES := $(wildcard test/localcluster/images/*/*.go)
+NODE_IMAGE_SOURCES := $(wildcard hack/localcluster/images/*/*.go)
 
 .PHONY: node-images
 node-images: $(NODE_IMAGES)/index.json ## Build the images the local node pulls: pause, coredns, busybox, httpget.

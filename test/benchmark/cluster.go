@@ -41,8 +41,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
+	"github.com/example/foo-operator/hack/localcluster"
 	"github.com/example/foo-operator/test/benchmark/fooapi"
-	"github.com/example/foo-operator/test/localcluster"
 )
 
 // cluster is a local kube-apiserver and etcd holding one scenario's pods, and the Foos of

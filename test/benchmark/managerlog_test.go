@@ -26,8 +26,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
+	localprocess "github.com/example/foo-operator/hack/localcluster/process"
 	"github.com/example/foo-operator/test/harness"
-	localprocess "github.com/example/foo-operator/test/localcluster/process"
 )
 
 // TestBreakDownReadsTheManagersOwnLog runs the manager as the benchmark runs it, with the

@@ -33,7 +33,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/example/foo-operator/test/harness"
+	"github.com/example/foo-operator/hack/localcluster/managerprocess"
 )
 
 // The implementations, by the names the flags and the report use.
@@ -73,7 +73,7 @@ type runner interface {
 // process is one implementation running as its own process on this machine, serving its
 // client-go metrics, pprof and readiness on ports of 127.0.0.1.
 type process struct {
-	*harness.Manager
+	*managerprocess.Manager
 	name                 string
 	metricsURL, pprofURL string
 	started              time.Time
@@ -89,7 +89,7 @@ func (p *process) Log(context.Context) (string, error) { return p.LogPath, nil }
 // startProcess runs binary with the flags the manager takes, and extraArgs, against the
 // cluster of kubeconfig.
 func startProcess(name, binary string, extraArgs []string, kubeconfig, logPath string) (*process, error) {
-	manager, err := harness.StartManager(harness.ManagerOptions{
+	manager, err := managerprocess.Start(managerprocess.Options{
 		Name: strings.TrimSuffix(filepath.Base(logPath), ".log"), LogDir: filepath.Dir(logPath),
 		Binary: binary, Kubeconfig: kubeconfig, Args: extraArgs,
 		// The references serve plain metrics by themselves.

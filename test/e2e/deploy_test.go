@@ -32,8 +32,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/example/foo-operator/hack/localcluster/resources"
 	"github.com/example/foo-operator/test/harness/suite"
-	"github.com/example/foo-operator/test/localcluster/resources"
 )
 
 // repoRoot is the project, where a user runs make.

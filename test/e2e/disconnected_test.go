@@ -37,9 +37,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
+	"github.com/example/foo-operator/hack/localcluster"
+	"github.com/example/foo-operator/hack/localcluster/registry"
 	"github.com/example/foo-operator/test/harness/suite"
-	"github.com/example/foo-operator/test/localcluster"
-	"github.com/example/foo-operator/test/localcluster/registry"
 	"github.com/example/foo-operator/test/testcluster"
 )
 

@@ -42,7 +42,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/example/foo-operator/test/localcluster/olm"
+	"github.com/example/foo-operator/hack/localcluster/olm"
 	"github.com/example/foo-operator/test/testcluster"
 )
 

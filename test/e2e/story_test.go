@@ -35,8 +35,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
+	"github.com/example/foo-operator/hack/localcluster/resources"
 	"github.com/example/foo-operator/test/harness/suite"
-	"github.com/example/foo-operator/test/localcluster/resources"
 	"github.com/example/foo-operator/test/testcluster"
 )
 

@@ -54,12 +54,12 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	"github.com/example/foo-operator/hack/localcluster"
+	"github.com/example/foo-operator/hack/localcluster/olm"
+	"github.com/example/foo-operator/hack/localcluster/process"
+	"github.com/example/foo-operator/hack/localcluster/resources"
 	"github.com/example/foo-operator/test/harness"
 	"github.com/example/foo-operator/test/harness/suite"
-	"github.com/example/foo-operator/test/localcluster"
-	"github.com/example/foo-operator/test/localcluster/olm"
-	"github.com/example/foo-operator/test/localcluster/process"
-	"github.com/example/foo-operator/test/localcluster/resources"
 	"github.com/example/foo-operator/test/testcluster"
 )
 

@@ -35,7 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
-	"github.com/example/foo-operator/test/localcluster"
+	"github.com/example/foo-operator/hack/localcluster"
 )
 
 // RepoRoot is the root of the operator's source tree: the nearest folder above the working

@@ -30,7 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/example/foo-operator/test/localcluster/resources"
+	"github.com/example/foo-operator/hack/localcluster/resources"
 )
 
 // Names of what config/default installs.

@@ -42,8 +42,8 @@ import (
 	registryclient "github.com/operator-framework/operator-registry/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	"github.com/example/foo-operator/hack/localcluster/process"
 	"github.com/example/foo-operator/test/harness"
-	"github.com/example/foo-operator/test/localcluster/process"
 )
 
 const packageName = "foo-operator"

@@ -34,8 +34,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/example/foo-operator/test/localcluster/process"
-	"github.com/example/foo-operator/test/localcluster/registry"
+	"github.com/example/foo-operator/hack/localcluster/process"
+	"github.com/example/foo-operator/hack/localcluster/registry"
 )
 
 // env holds what `make test-images` passes in.

@@ -30,8 +30,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"sigs.k8s.io/yaml"
 
+	"github.com/example/foo-operator/hack/localcluster/resources"
 	"github.com/example/foo-operator/test/harness"
-	"github.com/example/foo-operator/test/localcluster/resources"
 )
 
 // TestEveryReleaseInstallsWithoutOLMFromWhatIsPublished checks, for every release, the two

@@ -32,9 +32,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/example/foo-operator/hack/localcluster/resources"
 	"github.com/example/foo-operator/internal/memorylimit"
 	"github.com/example/foo-operator/test/harness"
-	"github.com/example/foo-operator/test/localcluster/resources"
 )
 
 // A user whose cluster outgrew the operator's memory limit must read why in the operator's

@@ -31,9 +31,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/example/foo-operator/hack/localcluster/process"
+	"github.com/example/foo-operator/hack/localcluster/resources"
 	"github.com/example/foo-operator/test/harness"
-	"github.com/example/foo-operator/test/localcluster/process"
-	"github.com/example/foo-operator/test/localcluster/resources"
 )
 
 // kubeletMaxBackOff is the longest the kubelet waits before it restarts a container that

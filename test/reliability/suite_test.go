@@ -30,6 +30,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/example/foo-operator/hack/localcluster/managerprocess"
 	"github.com/example/foo-operator/test/harness"
 	"github.com/example/foo-operator/test/harness/suite"
 )
@@ -59,12 +60,12 @@ func TestReliability(t *testing.T) {
 }
 
 // isLeader tells whether manager has become leader, from its log.
-func isLeader(manager *harness.Manager) func() bool {
+func isLeader(manager *managerprocess.Manager) func() bool {
 	return func() bool { return strings.Contains(manager.Logs(), "Successfully acquired lease") }
 }
 
 // isCandidate tells whether manager has started to compete for the lease, from its log.
-func isCandidate(manager *harness.Manager) func() bool {
+func isCandidate(manager *managerprocess.Manager) func() bool {
 	return func() bool { return strings.Contains(manager.Logs(), "Attempting to acquire leader lease") }
 }
 

@@ -30,11 +30,12 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/example/foo-operator/hack/localcluster/managerprocess"
 	"github.com/example/foo-operator/test/harness"
 )
 
 var _ = Describe("The metrics endpoint", func() {
-	var manager *harness.Manager
+	var manager *managerprocess.Manager
 
 	BeforeEach(func(ctx context.Context) {
 		manager = environment.StartOperator(ctx, "metrics")
@@ -80,7 +81,7 @@ var scraper = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
 
 // scrape requests the metrics of manager with token (none if empty), once the endpoint
 // listens, and returns the answer's status and body.
-func scrape(ctx context.Context, manager *harness.Manager, token string) (int, string) {
+func scrape(ctx context.Context, manager *managerprocess.Manager, token string) (int, string) {
 	GinkgoHelper()
 	var status int
 	var body []byte

@@ -36,6 +36,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
+	"github.com/example/foo-operator/hack/localcluster/managerprocess"
 	"github.com/example/foo-operator/test/harness"
 	"github.com/example/foo-operator/test/harness/suite"
 )
@@ -49,7 +50,7 @@ const quietPeriod = 5 * time.Second
 // manager started without the permission.
 type brokenBehaviour struct {
 	what    string
-	observe func(ctx context.Context, manager *harness.Manager, namespace string)
+	observe func(ctx context.Context, manager *managerprocess.Manager, namespace string)
 }
 
 // permissionEntry is one row of the table: a permission the code uses, the installed role
@@ -198,7 +199,7 @@ func subresourceOf(permission harness.Permission) string {
 // expectRefusalLogged waits until the manager's log names the request the apiserver refused
 // it, in the apiserver's words: cannot <verb> resource "<resource>" (its quotes escaped in
 // the manager's JSON lines).
-func expectRefusalLogged(manager *harness.Manager, permission harness.Permission) {
+func expectRefusalLogged(manager *managerprocess.Manager, permission harness.Permission) {
 	GinkgoHelper()
 	refused := regexp.MustCompile(fmt.Sprintf(`cannot %s resource \\?"%s\\?"`, permission.Verb, regexp.QuoteMeta(permission.Resource)))
 	Eventually(manager.Logs).Should(MatchRegexp(refused.String()), "the manager's log naming the refused request: %s", permission)
@@ -208,7 +209,7 @@ func expectRefusalLogged(manager *harness.Manager, permission harness.Permission
 var (
 	noStatusEver = brokenBehaviour{
 		what: "no Foo ever gets a status",
-		observe: func(ctx context.Context, _ *harness.Manager, namespace string) {
+		observe: func(ctx context.Context, _ *managerprocess.Manager, namespace string) {
 			GinkgoHelper()
 			c := environment.ControlPlane.Client
 			Expect(c.Create(ctx, harness.NewFoo(namespace, "foo-01", "jack"))).To(Succeed())
@@ -221,7 +222,7 @@ var (
 	// list, seconds late, instead of at once. The relists show in the log, a refusal each.
 	watchRelisted = brokenBehaviour{
 		what: "the manager follows no change as it happens: it lists everything again after each refused watch",
-		observe: func(ctx context.Context, manager *harness.Manager, _ string) {
+		observe: func(ctx context.Context, manager *managerprocess.Manager, _ string) {
 			GinkgoHelper()
 			Eventually(func() int {
 				return len(regexp.MustCompile(`cannot watch resource`).FindAllStringIndex(manager.Logs(), -1))
@@ -232,7 +233,7 @@ var (
 
 	noEvents = brokenBehaviour{
 		what: "a Foo that turns happy gets no Event saying so",
-		observe: func(ctx context.Context, _ *harness.Manager, namespace string) {
+		observe: func(ctx context.Context, _ *managerprocess.Manager, namespace string) {
 			GinkgoHelper()
 			c := environment.ControlPlane.Client
 			Expect(c.Create(ctx, harness.NewPod(namespace, "jack"))).To(Succeed())
@@ -246,7 +247,7 @@ var (
 
 	repeatsNotCounted = brokenBehaviour{
 		what: "a Foo that turns happy again for the same friend gets no count of 2 on its Event",
-		observe: func(ctx context.Context, _ *harness.Manager, namespace string) {
+		observe: func(ctx context.Context, _ *managerprocess.Manager, namespace string) {
 			GinkgoHelper()
 			findJackTwice(ctx, namespace)
 			Consistently(func() (int32, error) {
@@ -258,7 +259,7 @@ var (
 
 	neverLeads = brokenBehaviour{
 		what: "the manager never leads: no Foo gets a status",
-		observe: func(ctx context.Context, _ *harness.Manager, namespace string) {
+		observe: func(ctx context.Context, _ *managerprocess.Manager, namespace string) {
 			GinkgoHelper()
 			Expect(environment.ControlPlane.Client.Create(ctx, harness.NewFoo(namespace, "foo-01", "jack"))).To(Succeed())
 			consistentlyNoStatus(ctx, namespace, "foo-01")
@@ -267,7 +268,7 @@ var (
 
 	leaseNeverMade = brokenBehaviour{
 		what: "on a cluster where its Lease does not exist yet, the manager never leads: no Foo gets a status",
-		observe: func(ctx context.Context, manager *harness.Manager, namespace string) {
+		observe: func(ctx context.Context, manager *managerprocess.Manager, namespace string) {
 			GinkgoHelper()
 			// The Lease of the managers before stays, released; the first install has none.
 			lease := &coordinationv1.Lease{}
@@ -283,7 +284,7 @@ var (
 
 	scrapeRefused = brokenBehaviour{
 		what: "a scrape of the metrics by a token bound to metrics-reader is refused",
-		observe: func(ctx context.Context, manager *harness.Manager, _ string) {
+		observe: func(ctx context.Context, manager *managerprocess.Manager, _ string) {
 			GinkgoHelper()
 			token := metricsReaderToken(ctx, harness.MetricsReaderRole)
 			Consistently(func() int {

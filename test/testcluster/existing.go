@@ -30,7 +30,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/example/foo-operator/test/localcluster/registry"
+	"github.com/example/foo-operator/hack/localcluster/registry"
 )
 
 // ExistingProvider gives a cluster the user already runs: the suite reaches it only through

@@ -23,8 +23,8 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"github.com/example/foo-operator/test/localcluster"
-	"github.com/example/foo-operator/test/localcluster/registry"
+	"github.com/example/foo-operator/hack/localcluster"
+	"github.com/example/foo-operator/hack/localcluster/registry"
 )
 
 // LocalProvider starts a local cluster with a node and a registry (localcluster.Start with

@@ -34,7 +34,7 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"github.com/example/foo-operator/test/localcluster/registry"
+	"github.com/example/foo-operator/hack/localcluster/registry"
 )
 
 // Cluster is what every provider gives a suite.

@@ -20,7 +20,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/example/foo-operator/test/localcluster"
+	"github.com/example/foo-operator/hack/localcluster"
 )
 
 func TestLabelFilterLeavesOutWhatTheProviderLacks(t *testing.T) {

@@ -1,5 +1,5 @@
 // Command coredns is CoreDNS with the plugins the local cluster's Corefile
-// (test/localcluster/node/coredns.yaml) uses, and no others: CoreDNS's own main links every
+// (hack/localcluster/node/coredns.yaml) uses, and no others: CoreDNS's own main links every
 // plugin of its plugin.cfg (cloud DNS providers, etcd, tracing), which doubles its build
 // for a server that answers only for the cluster's names. The plugins register themselves
 // when imported; the order they run in is CoreDNS's own (dnsserver.Directives).

@@ -28,6 +28,7 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/example/foo-operator/hack/localcluster/managerprocess"
 	"github.com/example/foo-operator/test/harness"
 )
 
@@ -98,18 +99,18 @@ func (env *Environment) setUp(ctx context.Context) {
 // StartOperator runs the manager binary as the operator's ServiceAccount (with its token) and
 // the flags of config/manager, plus extraArgs. It is stopped when the spec ends, and its log
 // is printed if the spec failed.
-func (env *Environment) StartOperator(ctx context.Context, name string, extraArgs ...string) *harness.Manager {
+func (env *Environment) StartOperator(ctx context.Context, name string, extraArgs ...string) *managerprocess.Manager {
 	GinkgoHelper()
 	return env.StartOperatorWithEnv(ctx, name, nil, extraArgs...)
 }
 
 // StartOperatorWithEnv is StartOperator with the variables of environment (NAME=value) set
 // in the manager's environment.
-func (env *Environment) StartOperatorWithEnv(ctx context.Context, name string, environment []string, extraArgs ...string) *harness.Manager {
+func (env *Environment) StartOperatorWithEnv(ctx context.Context, name string, environment []string, extraArgs ...string) *managerprocess.Manager {
 	GinkgoHelper()
 	kubeconfig, err := env.ControlPlane.OperatorKubeconfig(ctx, env.WorkDir)
 	Expect(err).NotTo(HaveOccurred())
-	manager, err := harness.StartManager(harness.ManagerOptions{
+	manager, err := managerprocess.Start(managerprocess.Options{
 		Binary: env.ManagerBin, Kubeconfig: kubeconfig, LogDir: env.WorkDir, Name: name,
 		Args: append(append([]string{}, harness.LeaderElectionArgs...), extraArgs...), Env: environment,
 	})

@@ -34,8 +34,8 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/example/foo-operator/hack/localcluster/resources"
 	"github.com/example/foo-operator/test/harness"
-	"github.com/example/foo-operator/test/localcluster/resources"
 )
 
 // InstalledOperator is the operator's Deployment as an installer left it on a cluster with a

@@ -42,8 +42,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	imagespec "github.com/opencontainers/image-spec/specs-go/v1"
 
-	"github.com/example/foo-operator/test/localcluster/pki"
-	"github.com/example/foo-operator/test/localcluster/process"
+	"github.com/example/foo-operator/hack/localcluster/pki"
+	"github.com/example/foo-operator/hack/localcluster/process"
 )
 
 // Options says which registry binary to run and where it keeps its files.

@@ -47,9 +47,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/example/foo-operator/test/localcluster/process"
-	"github.com/example/foo-operator/test/localcluster/registry"
-	"github.com/example/foo-operator/test/localcluster/resources"
+	"github.com/example/foo-operator/hack/localcluster/process"
+	"github.com/example/foo-operator/hack/localcluster/registry"
+	"github.com/example/foo-operator/hack/localcluster/resources"
 )
 
 // The OLM releases the library installs, built from the modules pinned under hack/tools (OLM's

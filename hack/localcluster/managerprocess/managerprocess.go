@@ -14,7 +14,11 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package harness
+// Package managerprocess runs the operator's manager binary as a process on this machine,
+// its endpoints on free loopback ports, against a cluster's kubeconfig: the demo's operator
+// on a cluster without a node, and the suites and the benchmark that run the manager as a
+// process.
+package managerprocess
 
 import (
 	"context"
@@ -23,12 +27,12 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/example/foo-operator/test/localcluster/process"
+	"github.com/example/foo-operator/hack/localcluster/process"
 )
 
-// ManagerOptions says how to run the operator's manager, or a program that takes its flags
+// Options says how to run the operator's manager, or a program that takes its flags
 // (the benchmark's references), as a process on this machine.
-type ManagerOptions struct {
+type Options struct {
 	// Name names the process and its log, LogDir/Name.log.
 	Name   string
 	LogDir string
@@ -55,8 +59,8 @@ type Manager struct {
 	MetricsPort, ProbePort, PprofPort int
 }
 
-// StartManager starts the manager and returns at once; WaitReady waits for it.
-func StartManager(opts ManagerOptions) (*Manager, error) {
+// Start starts the manager and returns at once; WaitReady waits for it.
+func Start(opts Options) (*Manager, error) {
 	ports, err := process.FreePorts(3)
 	if err != nil {
 		return nil, err

@@ -48,14 +48,14 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/example/foo-operator/test/localcluster/controlplane"
-	"github.com/example/foo-operator/test/localcluster/faults"
-	"github.com/example/foo-operator/test/localcluster/node"
-	"github.com/example/foo-operator/test/localcluster/olm"
-	"github.com/example/foo-operator/test/localcluster/pki"
-	"github.com/example/foo-operator/test/localcluster/process"
-	"github.com/example/foo-operator/test/localcluster/registry"
-	"github.com/example/foo-operator/test/localcluster/resources"
+	"github.com/example/foo-operator/hack/localcluster/controlplane"
+	"github.com/example/foo-operator/hack/localcluster/faults"
+	"github.com/example/foo-operator/hack/localcluster/node"
+	"github.com/example/foo-operator/hack/localcluster/olm"
+	"github.com/example/foo-operator/hack/localcluster/pki"
+	"github.com/example/foo-operator/hack/localcluster/process"
+	"github.com/example/foo-operator/hack/localcluster/registry"
+	"github.com/example/foo-operator/hack/localcluster/resources"
 )
 
 // Options says which parts of a local cluster to start.

@@ -40,10 +40,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/example/foo-operator/test/localcluster/controlplane"
-	"github.com/example/foo-operator/test/localcluster/process"
-	"github.com/example/foo-operator/test/localcluster/registry"
-	"github.com/example/foo-operator/test/localcluster/resources"
+	"github.com/example/foo-operator/hack/localcluster/controlplane"
+	"github.com/example/foo-operator/hack/localcluster/process"
+	"github.com/example/foo-operator/hack/localcluster/registry"
+	"github.com/example/foo-operator/hack/localcluster/resources"
 )
 
 // nodeFiles are the settings of the node's programs, each with the reasons it differs from

@@ -38,7 +38,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/example/foo-operator/test/localcluster/process"
+	"github.com/example/foo-operator/hack/localcluster/process"
 )
 
 // Create creates, through the apiserver of config, the objects of a stream of YAML

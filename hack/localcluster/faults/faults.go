@@ -37,9 +37,9 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/example/foo-operator/test/localcluster/controlplane"
-	"github.com/example/foo-operator/test/localcluster/node"
-	"github.com/example/foo-operator/test/localcluster/process"
+	"github.com/example/foo-operator/hack/localcluster/controlplane"
+	"github.com/example/foo-operator/hack/localcluster/node"
+	"github.com/example/foo-operator/hack/localcluster/process"
 )
 
 // Injector injects the faults into one cluster's node and control plane.

@@ -39,8 +39,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
-	"github.com/example/foo-operator/test/localcluster/pki"
-	"github.com/example/foo-operator/test/localcluster/process"
+	"github.com/example/foo-operator/hack/localcluster/pki"
+	"github.com/example/foo-operator/hack/localcluster/process"
 )
 
 // The cluster's addresses. They exist only inside the node's namespace; a cluster without a
