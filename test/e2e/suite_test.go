@@ -120,40 +120,24 @@ func TestE2E(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The specs that need a capability the provider lacks are left out by their label, and
-	// the run says which and why.
-	suiteConfig, reporterConfig := GinkgoConfiguration()
-	var leftOut []string
-	suiteConfig.LabelFilter, leftOut = testcluster.LabelFilter(provider, suiteConfig.LabelFilter)
-	fmt.Printf("The cluster under test: %s\n", provider.Description())
-	for _, line := range leftOut {
-		fmt.Println(line)
-	}
-	RunSpecs(t, "OLM end to end", suiteConfig, reporterConfig)
+	suite.RunSpecsOn(t, provider, "OLM end to end")
 }
 
-// providerFromEnv is the provider USE_EXISTING_CLUSTER asks for: the cluster of KUBECONFIG
-// and the registry of REGISTRY (and REGISTRY_CA) if it is true; else a local cluster in
-// E2E_DIR, whose registry serves on registryAddress, mirrors the registries OLM's images
-// are named in, and whose apiserver keeps an audit log of Foo status writes.
+// providerFromEnv is the provider USE_EXISTING_CLUSTER asks for (testcluster.FromEnv): the
+// cluster of KUBECONFIG and REGISTRY, or a local cluster in E2E_DIR whose registry serves on
+// registryAddress, mirrors the registries OLM's images are named in, and whose apiserver
+// keeps an audit log of Foo status writes.
 func providerFromEnv(workDir string) (testcluster.Provider, error) {
-	assets := localcluster.AssetsFromEnv()
-	if os.Getenv("USE_EXISTING_CLUSTER") == "true" {
-		return testcluster.ExistingFromEnv(assets.NodeImages, workDir)
-	}
 	dir := os.Getenv("E2E_DIR")
-	if dir == "" {
-		return nil, fmt.Errorf("E2E_DIR must name the folder of the suite's local cluster: run the suite with `make test-e2e`")
-	}
 	auditPolicyFile := filepath.Join(workDir, "audit-policy.yaml")
 	if err := os.WriteFile(auditPolicyFile, []byte(auditPolicy), 0o644); err != nil {
 		return nil, err
 	}
-	return testcluster.LocalProvider{Options: localcluster.Options{
-		Dir: dir, KeepLogs: true, Assets: assets, Progress: GinkgoWriter,
+	return testcluster.FromEnv(localcluster.Options{
+		Dir: dir, KeepLogs: true, Assets: localcluster.AssetsFromEnv(), Progress: GinkgoWriter,
 		Node: true, Registry: true, RegistryAddress: registryAddress, RegistryMirrors: olm.Mirrors,
 		APIServerFlags: map[string]string{"audit-policy-file": auditPolicyFile, "audit-log-path": filepath.Join(dir, "logs", auditLogName)},
-	}}, nil
+	}, workDir)
 }
 
 // requiredEnv returns the value of the environment variable name, which `make test-e2e` sets.

@@ -69,6 +69,9 @@ func (p LocalProvider) Start(ctx context.Context) (Cluster, error) {
 	if !p.Options.Node || !p.Options.Registry {
 		return nil, fmt.Errorf("a cluster under test needs a node and a registry")
 	}
+	if p.Options.Dir == "" {
+		return nil, fmt.Errorf("the local cluster needs a folder for its data and logs: run the suite with its make target, which names one")
+	}
 	cluster, err := localcluster.Start(ctx, p.Options)
 	if err != nil {
 		return nil, err

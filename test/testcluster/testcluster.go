@@ -28,12 +28,14 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"k8s.io/client-go/rest"
 
+	"github.com/example/foo-operator/hack/localcluster"
 	"github.com/example/foo-operator/hack/localcluster/registry"
 )
 
@@ -166,4 +168,20 @@ func LabelFilter(provider Provider, filter string) (string, []string) {
 		excluded = append([]string{"(" + filter + ")"}, excluded...)
 	}
 	return strings.Join(excluded, " && "), reasons
+}
+
+// FromEnv is the provider USE_EXISTING_CLUSTER asks for, the one choice every suite makes
+// the same way: with "true", the cluster of KUBECONFIG and the registry of REGISTRY (and
+// REGISTRY_CA), which get the node's test images from local's assets; otherwise the local
+// cluster local describes, which the suite starts and stops. workDir receives what the
+// provider writes besides the cluster.
+func FromEnv(local localcluster.Options, workDir string) (Provider, error) {
+	switch useExisting := os.Getenv("USE_EXISTING_CLUSTER"); useExisting {
+	case "true":
+		return ExistingFromEnv(local.Assets.NodeImages, workDir)
+	case "", "false":
+		return LocalProvider{Options: local}, nil
+	default:
+		return nil, fmt.Errorf("USE_EXISTING_CLUSTER=%s: set it to true for the cluster of KUBECONFIG, or leave it empty for a local cluster", useExisting)
+	}
 }
