@@ -14,17 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package localcluster starts a local cluster, the one way the tests, the demo, `make
-// cluster` and the benchmark start one: Start composes the parts its Options ask for, each
-// from the package of its concern, and Stop stops them all. It holds no test framework:
-// callers report its errors their own way.
-//
-//   - registry: distribution's registry on loopback, and pushes to any registry;
-//   - controlplane: etcd, kube-apiserver, kube-controller-manager, kube-scheduler;
-//   - node: the node's namespace, containerd, the kubelet, kube-proxy, CoreDNS;
-//   - olm: OLM v0 and OLM v1 from their release manifests;
-//   - faults: the node's and the control plane's faults, injected as on real clusters;
-//   - process, pki, resources: the processes, certificates and API calls they share.
 package localcluster
 
 import (
@@ -456,20 +445,5 @@ func (c *Cluster) LogTails(n int) string {
 // and the certificate of the CA that signed it (ca.crt). The CA is the cluster's own for its
 // Services, kept in the cluster's folder; nothing outside the cluster trusts it.
 func (c *Cluster) ServiceCertificate(name string, dnsNames []string) (certPEM, keyPEM, caPEM []byte, err error) {
-	dir := filepath.Join(c.Dir, "pki", "services")
-	ca, err := pki.LoadOrCreateNamed(dir, "foo-operator local cluster services CA")
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	certFile, keyFile, err := ca.Serving(dir, name, nil, dnsNames)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if certPEM, err = os.ReadFile(certFile); err != nil {
-		return nil, nil, nil, err
-	}
-	if keyPEM, err = os.ReadFile(keyFile); err != nil {
-		return nil, nil, nil, err
-	}
-	return certPEM, keyPEM, ca.CertPEM, nil
+	return pki.IssueServing(filepath.Join(c.Dir, "pki", "services"), "foo-operator local cluster services CA", name, dnsNames)
 }

@@ -89,11 +89,18 @@ existing-cluster:
 # process) and the manager image it deploys.
 NODE_TEST_DIR ?= $(LOCALBIN)/node-test
 
+# NODE_SUITE_CLUSTER is what the node suite's cluster needs built: the local cluster's node,
+# or, with USE_EXISTING_CLUSTER=true, only the test images it pushes to REGISTRY (pause,
+# busybox, httpget) once KUBECONFIG and REGISTRY are checked. On your cluster the suite leaves
+# out, saying so, the specs that need the local node's processes (labels such as
+# container-kill; see USE_EXISTING_CLUSTER above).
+NODE_SUITE_CLUSTER = $(if $(filter true,$(USE_EXISTING_CLUSTER)),existing-cluster node-images,node)
+
 # test-node builds the manager image for this machine's platform into an image layout; the
 # suite pushes it to its cluster's registry and deploys config/default with it. The fault
 # specs (label "faults") run in test-node-faults.
 .PHONY: test-node
-test-node: node imagebuilder kustomize manifests ## Run the operator as a pod on a local cluster with a real node, and check what only a node shows (as root).
+test-node: $(NODE_SUITE_CLUSTER) imagebuilder kustomize manifests ## Run the operator as a pod on a local cluster's real node (as root) or, with USE_EXISTING_CLUSTER=true, on the cluster of KUBECONFIG, and check what only a node shows.
 	@$(MAKE) --no-print-directory node-suite NODE_SUITE_ARGS="-ginkgo.label-filter='!faults'"
 
 # NODE_FAULTS_FOOS and NODE_FAULTS_FRIENDS size the fault suite: Foos, and the friend pods
@@ -109,14 +116,14 @@ NODE_FAULTS_ENV = NODE_FAULTS_FOOS=$(NODE_FAULTS_FOOS) NODE_FAULTS_FRIENDS=$(NOD
 # restarts, a network partition, expired watches, an apiserver outage) while friend pods churn,
 # and checks every Foo afterwards.
 .PHONY: test-node-faults
-test-node-faults: node imagebuilder kustomize manifests ## Break the node under the operator while pods churn, check every Foo afterwards, and print the figures (as root).
+test-node-faults: $(NODE_SUITE_CLUSTER) imagebuilder kustomize manifests ## Break the node under the operator while pods churn, check every Foo afterwards, and print the figures (as root).
 	@$(MAKE) --no-print-directory node-suite NODE_SUITE_ARGS="-ginkgo.label-filter=faults" \
 		NODE_SUITE_ENV='$(NODE_FAULTS_ENV)'
 
 # test-node-all runs the node suite and its fault specs in one run, on one cluster: a cluster
 # start and a manager image build fewer than the two targets one after the other (.ci/run).
 .PHONY: test-node-all
-test-node-all: node imagebuilder kustomize manifests ## Run test-node's and test-node-faults' specs in one run, on one cluster (as root).
+test-node-all: $(NODE_SUITE_CLUSTER) imagebuilder kustomize manifests ## Run test-node's and test-node-faults' specs in one run, on one cluster (as root).
 	@$(MAKE) --no-print-directory node-suite \
 		NODE_SUITE_ENV='$(NODE_FAULTS_ENV)'
 
@@ -126,7 +133,7 @@ node-suite:
 	@$(IMAGEBUILDER) manager --store $(NODE_TEST_DIR)/images --context . --platforms linux/$(GOARCH) --tag foo-operator:test
 	$(GO_ENV) go vet -tags node ./test/node
 	$(GO_ENV) go test -c -tags node -o $(LOCALBIN)/node.test ./test/node
-	cd test/node && $(NODE_ENV) $(NODE_SUITE_ENV) KUSTOMIZE="$(KUSTOMIZE)" NODE_TEST_DIR="$(NODE_TEST_DIR)/cluster" \
+	cd test/node && $(NODE_ENV) $(NODE_SUITE_ENV) KUSTOMIZE="$(KUSTOMIZE)" NODE_TEST_DIR="$(NODE_TEST_DIR)/cluster" USE_EXISTING_CLUSTER="$(USE_EXISTING_CLUSTER)" \
 		OPERATOR_IMAGES="$(NODE_TEST_DIR)/images" $(LOCALBIN)/node.test -test.v -test.timeout 30m -ginkgo.v -ginkgo.no-color $(NODE_SUITE_ARGS)
 
 # IMAGE_TEST_DIR is where the image tests keep their copy of the project, the images they

@@ -15,13 +15,12 @@ limitations under the License.
 */
 
 // Package harness holds the glue of the black-box suites that run the manager as a process
-// against a local control plane (started by the localcluster library): the operator's
+// against envtest's control plane: the operator's
 // manifests, the credentials it runs with, and what the suites check of the Foos; and the
 // checks that the suites of the project's files and images share.
 package harness
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -31,11 +30,15 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
-	"github.com/example/foo-operator/hack/localcluster"
 )
 
 // RepoRoot is the root of the operator's source tree: the nearest folder above the working
@@ -59,35 +62,53 @@ var RepoRoot = func() string {
 // operatorModule is the module path of the operator's go.mod.
 const operatorModule = "github.com/example/foo-operator"
 
-// ControlPlane is a local cluster's control plane (kube-apiserver with RBAC authorization and
-// the default admission plugins, PodSecurity among them, and etcd) with the Foo CRD
-// installed, and clients that know the Foo types.
+// ControlPlane is the kube-apiserver and etcd of controller-runtime's envtest, started from
+// the binaries `make test` builds (KUBEBUILDER_ASSETS), with the Foo CRD installed. envtest
+// runs the apiserver with RBAC authorization and the default admission plugins, PodSecurity
+// among them, but ServiceAccount: no controller creates the namespaces' default
+// ServiceAccounts, and no kubelet runs the pods the suites create. It serves ServiceAccount
+// tokens through the TokenRequest API, so that a manager runs with its ServiceAccount's
+// permissions and nothing more.
 type ControlPlane struct {
-	*localcluster.Cluster
+	environment *envtest.Environment
+	// Config authenticates as an administrator (system:masters).
+	Config *rest.Config
 	// Client is an administrator's client that knows the Foo types.
-	Client client.Client
+	Client    client.Client
+	Clientset kubernetes.Interface
 }
 
-// StartControlPlane starts a control plane from what `make test` built (see
-// localcluster.AssetsFromEnv) in a folder of its own, and installs the Foo CRD.
-func StartControlPlane(ctx context.Context) (*ControlPlane, error) {
-	dir, err := os.MkdirTemp("", "foo-control-plane-")
-	if err != nil {
-		return nil, err
+// StartControlPlane starts envtest's control plane and installs the Foo CRD.
+func StartControlPlane() (*ControlPlane, error) {
+	cp := &ControlPlane{environment: &envtest.Environment{
+		CRDDirectoryPaths:     []string{filepath.Join(RepoRoot, "config", "crd", "bases")},
+		ErrorIfCRDPathMissing: true,
+	}}
+	var err error
+	if cp.Config, err = cp.environment.Start(); err != nil {
+		return nil, fmt.Errorf("starting kube-apiserver and etcd from KUBEBUILDER_ASSETS (run the suite with its make target): %w", err)
 	}
-	cluster, err := localcluster.Start(ctx, localcluster.Options{
-		Dir:      dir,
-		Assets:   localcluster.AssetsFromEnv(),
-		CRDPaths: []string{filepath.Join(RepoRoot, "config", "crd", "bases")},
-	})
-	if err != nil {
-		return nil, fmt.Errorf("starting the control plane: %w", err)
-	}
-	cp := &ControlPlane{Cluster: cluster}
 	if cp.Client, err = client.New(cp.Config, client.Options{Scheme: Scheme}); err != nil {
 		return nil, errors.Join(err, cp.Stop())
 	}
+	if cp.Clientset, err = kubernetes.NewForConfig(cp.Config); err != nil {
+		return nil, errors.Join(err, cp.Stop())
+	}
 	return cp, nil
+}
+
+// Stop stops the apiserver and etcd and removes their data.
+func (cp *ControlPlane) Stop() error { return cp.environment.Stop() }
+
+// WriteTokenKubeconfig writes a kubeconfig at path that reaches the apiserver, trusting its
+// CA, and authenticates with token alone.
+func (cp *ControlPlane) WriteTokenKubeconfig(path, token string) error {
+	config := clientcmdapi.NewConfig()
+	config.Clusters["envtest"] = &clientcmdapi.Cluster{Server: cp.Config.Host, CertificateAuthorityData: cp.Config.CAData}
+	config.AuthInfos["token"] = &clientcmdapi.AuthInfo{Token: token}
+	config.Contexts["envtest"] = &clientcmdapi.Context{Cluster: "envtest", AuthInfo: "token"}
+	config.CurrentContext = "envtest"
+	return clientcmd.WriteToFile(*config, path)
 }
 
 // Scheme knows the built-in types and the Foo API: what the suites' clients read and write.

@@ -30,7 +30,6 @@ import (
 
 	"github.com/example/foo-operator/test/harness"
 	"github.com/example/foo-operator/test/harness/suite"
-	"github.com/example/foo-operator/test/testcluster"
 )
 
 // The faults users' nodes meet (suite.NodeFaultSpecs), each under churn, on the operator as
@@ -41,7 +40,7 @@ var _ = Describe("The operator on a node, under churn of its Foos' friends", Lab
 	faults := &suite.NodeFaults{Operator: operator, Replicas: 2, Measured: &measured}
 
 	BeforeAll(func(ctx context.Context) {
-		faults.Cluster = &testcluster.Local{Cluster: cluster}
+		faults.Cluster = cluster
 		By(fmt.Sprintf("running the operator with %d replicas", faults.Replicas))
 		scaleOperator(ctx, faults.Replicas)
 		DeferCleanup(scaleOperator, int32(1))

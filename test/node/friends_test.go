@@ -118,7 +118,7 @@ var _ = Describe("Foos on a node", func() {
 	})
 
 	It("see a pod whose image is missing from the registry fail as on any cluster, naming the image", func(ctx context.Context) {
-		missing := cluster.Registry.Host + "/foo-operator:does-not-exist"
+		missing := cluster.ImageRegistry().Host + "/foo-operator:does-not-exist"
 		pod := harness.RestrictedPod(namespace, "missing", missing)
 		Expect(k8sClient.Create(ctx, pod)).To(Succeed())
 		var last corev1.Pod

@@ -21,7 +21,6 @@ package node
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -37,6 +36,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	"github.com/example/foo-operator/hack/localcluster/pki"
 	"github.com/example/foo-operator/test/harness"
 )
 
@@ -82,8 +82,9 @@ var _ = Describe("The metrics endpoint, reached from another pod through the Ser
 		secretName, serverName := monitorTLS()
 		Expect(metricsURL).To(ContainSubstring("//"+serverName+":"), "the Service the scrape goes through is the name the certificate is for")
 
-		By("issuing the Secret from a CA of the cluster's own, as cert-manager's Certificate of config/certmanager would")
-		certPEM, keyPEM, caPEM, err := cluster.ServiceCertificate("foo-operator-metrics", []string{serverName})
+		By("issuing the Secret from a CA of the suite's own, as cert-manager's Certificate of config/certmanager would")
+		certPEM, keyPEM, caPEM, err := pki.IssueServing(filepath.Join(workDir, "metrics-ca"), "foo-operator metrics CA",
+			"foo-operator-metrics", []string{serverName})
 		Expect(err).NotTo(HaveOccurred())
 		secret := &corev1.Secret{
 			ObjectMeta: metav1.ObjectMeta{Namespace: harness.OperatorNamespace, Name: secretName},
@@ -99,7 +100,7 @@ var _ = Describe("The metrics endpoint, reached from another pod through the Ser
 
 		namespace := createNamespace(ctx, "monitoring-", nil)
 		reader := serviceAccount(ctx, namespace, "prometheus", true)
-		otherCA, err := os.ReadFile(cluster.Registry.CAFile)
+		_, _, otherCA, err := pki.IssueServing(filepath.Join(workDir, "other-ca"), "another CA", "another", []string{serverName})
 		Expect(err).NotTo(HaveOccurred())
 		trusted := map[string][]byte{"ca.crt": caPEM, "other-ca.crt": otherCA}
 		Expect(k8sClient.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "trusted"},

@@ -34,6 +34,7 @@ import (
 	"github.com/example/foo-operator/hack/localcluster/process"
 	"github.com/example/foo-operator/hack/localcluster/resources"
 	"github.com/example/foo-operator/test/harness"
+	"github.com/example/foo-operator/test/testcluster"
 )
 
 // kubeletMaxBackOff is the longest the kubelet waits before it restarts a container that
@@ -55,7 +56,7 @@ var _ = Describe("The operator's pod", Ordered, func() {
 		Expect(pod.Spec.Containers[0].ReadinessProbe).NotTo(BeNil())
 		Expect(pod.Status.ContainerStatuses).To(ConsistOf(HaveField("Ready", BeTrue())))
 		// The image the node runs is the one in the registry, by digest.
-		Expect(pod.Status.ContainerStatuses[0].ImageID).To(HavePrefix(cluster.Registry.Host+"/foo-operator@sha256:"),
+		Expect(pod.Status.ContainerStatuses[0].ImageID).To(HavePrefix(cluster.ImageRegistry().Host+"/foo-operator@sha256:"),
 			"the container's image ID")
 
 		By("checking that the namespace really enforces the level: a pod without the restricted settings is refused")
@@ -68,12 +69,14 @@ var _ = Describe("The operator's pod", Ordered, func() {
 		Expect(err.Error()).To(ContainSubstring(`violates PodSecurity "restricted:latest"`))
 	})
 
-	It("is restarted in the same pod when its process is killed", func(ctx context.Context) {
+	It("is restarted in the same pod when its process is killed", Label(string(testcluster.ContainerKill)), func(ctx context.Context) {
+		killer, err := testcluster.As[testcluster.ContainerKiller](cluster, testcluster.ContainerKill)
+		Expect(err).NotTo(HaveOccurred())
 		pod, err := operator.Pod(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		restarts := pod.Status.ContainerStatuses[0].RestartCount
 
-		Expect(cluster.SignalContainer(ctx, pod.Status.ContainerStatuses[0].ContainerID, "SIGKILL")).To(Succeed())
+		Expect(killer.SignalContainer(ctx, pod.Status.ContainerStatuses[0].ContainerID, "SIGKILL")).To(Succeed())
 
 		var last corev1.Pod
 		Eventually(func(g Gomega) {

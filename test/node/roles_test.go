@@ -97,7 +97,7 @@ func userOf(role string) string { return "user-with-" + role }
 // authenticated user with no other group.
 func impersonating(role string) client.Client {
 	GinkgoHelper()
-	config := rest.CopyConfig(cluster.Config)
+	config := cluster.RESTConfig()
 	config.Impersonate = rest.ImpersonationConfig{UserName: userOf(role), Groups: []string{"system:authenticated"}}
 	c, err := client.New(config, client.Options{Scheme: harness.Scheme})
 	Expect(err).NotTo(HaveOccurred())

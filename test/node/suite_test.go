@@ -27,6 +27,8 @@ package node
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -42,10 +44,13 @@ import (
 	"github.com/example/foo-operator/hack/localcluster/resources"
 	"github.com/example/foo-operator/test/harness"
 	"github.com/example/foo-operator/test/harness/suite"
+	"github.com/example/foo-operator/test/testcluster"
 )
 
 var (
-	cluster   *localcluster.Cluster
+	// provider gives the cluster, chosen by USE_EXISTING_CLUSTER (testcluster.FromEnv).
+	provider  testcluster.Provider
+	cluster   testcluster.Cluster
 	k8sClient client.Client
 	clientset kubernetes.Interface
 	// operatorImage is the manager image the operator's Deployment runs, in the registry.
@@ -63,8 +68,22 @@ func TestNode(t *testing.T) {
 	// A wait given the spec's context still ends at the default timeout, not only at the
 	// spec's: every wait is bounded, and says what it saw last when it gives up.
 	EnforceDefaultTimeoutsWhenUsingContexts()
-	RunSpecs(t, "Node suite")
+
+	var err error
+	workDir = t.TempDir()
+	provider, err = testcluster.FromEnv(localcluster.Options{
+		Dir: os.Getenv("NODE_TEST_DIR"), KeepLogs: true, Assets: localcluster.AssetsFromEnv(), Progress: GinkgoWriter,
+		Node: true, Registry: true,
+	}, workDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	suite.RunSpecsOn(t, provider, "Node suite")
 }
+
+// workDir holds what the suite writes besides the cluster: the operator's logs on a cluster
+// the suite did not start, and the CAs of the metrics specs.
+var workDir string
 
 // requiredEnv returns the value of the environment variable name, which `make test-node` sets.
 func requiredEnv(name, what string) string {
@@ -73,24 +92,26 @@ func requiredEnv(name, what string) string {
 }
 
 var _ = BeforeSuite(func(ctx context.Context) {
-	dir := requiredEnv("NODE_TEST_DIR", "the folder of the suite's local cluster")
 	operatorImages := requiredEnv("OPERATOR_IMAGES", "the OCI image layout holding the manager image foo-operator:test")
 
-	By("starting a local cluster with a node and a registry")
+	By("starting " + provider.Description())
 	var err error
-	cluster, err = localcluster.Start(ctx, localcluster.Options{
-		Dir: dir, KeepLogs: true, Assets: localcluster.AssetsFromEnv(), Progress: GinkgoWriter,
-		Node: true, Registry: true,
-	})
+	cluster, err = provider.Start(ctx)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { Expect(cluster.Stop()).To(Succeed()) })
-	k8sClient, err = client.New(cluster.Config, client.Options{Scheme: harness.Scheme})
+	k8sClient, err = client.New(cluster.RESTConfig(), client.Options{Scheme: harness.Scheme})
 	Expect(err).NotTo(HaveOccurred())
-	clientset = cluster.Clientset
-	operator.Client, operator.Clientset, operator.LogDir = k8sClient, cluster.Clientset, cluster.LogDir
+	clientset, err = kubernetes.NewForConfig(cluster.RESTConfig())
+	Expect(err).NotTo(HaveOccurred())
+	operator.Client, operator.Clientset, operator.LogDir = k8sClient, clientset, filepath.Join(workDir, "logs")
+	if local, ok := cluster.(*testcluster.Local); ok {
+		// Beside the logs of the cluster's own processes.
+		operator.LogDir = local.LogDir
+	}
+	Expect(os.MkdirAll(operator.LogDir, 0o755)).To(Succeed())
 
 	By("pushing the manager image to the cluster's registry")
-	images, err := cluster.Registry.PushLayout(ctx, operatorImages)
+	images, err := cluster.ImageRegistry().PushLayout(ctx, operatorImages)
 	Expect(err).NotTo(HaveOccurred())
 	operatorImage = images["foo-operator:test"]
 	Expect(operatorImage).NotTo(BeEmpty(), "%s holds no foo-operator image", operatorImages)
@@ -98,16 +119,15 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	By("deploying config/default with the manager image " + operatorImage)
 	installed, err = harness.DeployDefault(ctx, k8sClient, operatorImage, 1)
 	Expect(err).NotTo(HaveOccurred())
-	Expect(cluster.WaitDeploymentAvailable(ctx, harness.OperatorNamespace, harness.OperatorDeployment, 2*time.Minute)).To(Succeed())
+	Expect(resources.WaitDeploymentAvailable(ctx, clientset, harness.OperatorNamespace, harness.OperatorDeployment, 2*time.Minute)).To(Succeed())
 }, NodeTimeout(5*time.Minute))
 
-// On failure, show what the processes of the cluster said; the operator's own log is
+// On failure, show what the processes of a local cluster said; the operator's own log is
 // printed by the spec that failed (operator.LogsOnFailure).
 var _ = ReportAfterSuite("process logs", func(report Report) {
-	if report.SuiteSucceeded || cluster == nil {
-		return
+	if local, ok := cluster.(*testcluster.Local); ok && !report.SuiteSucceeded {
+		fmt.Println(local.LogTails(80))
 	}
-	fmt.Println(cluster.LogTails(80))
 })
 
 // createNamespace creates a namespace with a generated name, deleted when the spec ends

@@ -104,7 +104,7 @@ func (p ExistingProvider) Start(ctx context.Context) (Cluster, error) {
 		return nil, err
 	}
 	images := map[string]string{}
-	pushed, err := pushTo.PushLayout(ctx, p.NodeImages, "pause:latest", "busybox:latest")
+	pushed, err := pushTo.PushLayout(ctx, p.NodeImages, "pause:latest", "busybox:latest", "httpget:latest")
 	if err != nil {
 		return nil, fmt.Errorf("pushing the test images to REGISTRY=%s: %w", p.Registry, err)
 	}

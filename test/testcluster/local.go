@@ -79,8 +79,8 @@ func (p LocalProvider) Start(ctx context.Context) (Cluster, error) {
 	return &Local{Cluster: cluster, auditLog: p.Options.APIServerFlags["audit-log-path"]}, nil
 }
 
-// RESTConfig authenticates as the cluster's administrator.
-func (l *Local) RESTConfig() *rest.Config { return l.Config }
+// RESTConfig authenticates as the cluster's administrator: a copy, which the caller may change.
+func (l *Local) RESTConfig() *rest.Config { return rest.CopyConfig(l.Config) }
 
 // KubeconfigPath is the administrator's kubeconfig file.
 func (l *Local) KubeconfigPath() string { return l.Kubeconfig }

@@ -48,7 +48,7 @@ type Cluster interface {
 	// ImageRegistry is the registry the suite pushes images to and the cluster pulls from.
 	ImageRegistry() *registry.Registry
 	// Image is the reference the cluster pulls one of the node's test images from, by name:
-	// "pause" (a container that only waits) or "busybox" (a shell).
+	// "pause" (a container that only waits), "busybox" (a shell) or "httpget" (an HTTPS client).
 	Image(name string) string
 	// Stop stops what the provider started; a cluster the suite did not start stays.
 	Stop() error

@@ -17,6 +17,7 @@ limitations under the License.
 package testcluster
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -74,6 +75,26 @@ func TestExistingFromEnvNamesWhatIsMissing(t *testing.T) {
 	t.Setenv("REGISTRY", "registry.example.com")
 	if _, err := ExistingFromEnv("", t.TempDir()); err == nil || !strings.Contains(err.Error(), "one kubeconfig") {
 		t.Errorf("a KUBECONFIG of two files: error %v", err)
+	}
+}
+
+func TestFromEnvChoosesByUseExistingCluster(t *testing.T) {
+	local := localcluster.Options{Dir: "/cluster", Node: true, Registry: true}
+	t.Setenv("KUBECONFIG", "/kubeconfig")
+	t.Setenv("REGISTRY", "registry.example.com")
+	for value, want := range map[string]string{"": "LocalProvider", "false": "LocalProvider", "true": "ExistingProvider"} {
+		t.Setenv("USE_EXISTING_CLUSTER", value)
+		provider, err := FromEnv(local, t.TempDir())
+		if err != nil {
+			t.Fatalf("USE_EXISTING_CLUSTER=%q: %v", value, err)
+		}
+		if got := reflect.TypeOf(provider).Name(); got != want {
+			t.Errorf("USE_EXISTING_CLUSTER=%q gave a %s, want a %s", value, got, want)
+		}
+	}
+	t.Setenv("USE_EXISTING_CLUSTER", "yes")
+	if _, err := FromEnv(local, t.TempDir()); err == nil || !strings.Contains(err.Error(), "USE_EXISTING_CLUSTER=yes") {
+		t.Errorf("USE_EXISTING_CLUSTER=yes: error %v, want one naming the value", err)
 	}
 }
 

@@ -14,12 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package controlplane starts a local cluster's control plane: etcd, kube-apiserver and, for
-// a cluster with a node, kube-controller-manager and kube-scheduler, with the certificates
-// they and their clients use, and the kubeconfigs of its users. It needs the binaries of
-// etcd and Kubernetes (`make envtest`, `make node`) and a process.Host; with a node, it runs
-// inside the host's namespace, the node's, and serves the apiserver on the machine's
-// loopback too.
 package controlplane
 
 import (

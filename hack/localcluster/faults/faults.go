@@ -14,11 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package faults breaks a local cluster the way users' clusters break, for tests of what the
-// operator does through it: the node's kubelet or containerd restarted, a container killed
-// through the runtime, a pod cut off from the apiserver, kube-apiserver stopped, killed and
-// started again, etcd compacted past every watch. It needs the cluster's node and control
-// plane (Injector).
 package faults
 
 import (

@@ -14,10 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package managerprocess runs the operator's manager binary as a process on this machine,
-// its endpoints on free loopback ports, against a cluster's kubeconfig: the demo's operator
-// on a cluster without a node, and the suites and the benchmark that run the manager as a
-// process.
 package managerprocess
 
 import (

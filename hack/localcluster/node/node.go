@@ -14,12 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package node runs a local cluster's one node inside a network, mount and PID namespace of
-// its own: containerd and runc, the kubelet, kube-proxy, and CoreDNS as a pod, pulling every
-// image from the cluster's registry. It needs root, the Debian packages of `make
-// node-packages` (runc, the CNI plugins, tini, the netfilter tools), containerd, the
-// kubelet and kube-proxy (`make node`), the node's images (`make node-images`), and the
-// cluster's control plane, which runs in the same namespace.
 package node
 
 import (

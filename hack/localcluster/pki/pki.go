@@ -14,10 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package pki is the local cluster's certificate authorities: a CA kept in a folder (so that
-// clients given it keep trusting the servers after they restart), and the serving and client
-// certificates it signs for the control plane, the registry and in-cluster Services. It
-// needs nothing but a folder.
 package pki
 
 import (
@@ -226,4 +222,25 @@ func writeKey(path string, key *ecdsa.PrivateKey) error {
 		return err
 	}
 	return os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: der}), 0o600)
+}
+
+// IssueServing issues a serving certificate for dnsNames from the CA called caName kept in
+// dir (made there on first use), as cert-manager issues a Certificate into a Secret: the
+// certificate, its key and the CA's certificate, in PEM.
+func IssueServing(dir, caName, name string, dnsNames []string) (certPEM, keyPEM, caPEM []byte, err error) {
+	ca, err := LoadOrCreateNamed(dir, caName)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	certFile, keyFile, err := ca.Serving(dir, name, nil, dnsNames)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if certPEM, err = os.ReadFile(certFile); err != nil {
+		return nil, nil, nil, err
+	}
+	if keyPEM, err = os.ReadFile(keyFile); err != nil {
+		return nil, nil, nil, err
+	}
+	return certPEM, keyPEM, ca.CertPEM, nil
 }

@@ -14,12 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package process starts and stops the programs of a local cluster and keeps their logs:
-// each in a process group of its own, stopped together (Group), inside the node's network,
-// mount and PID namespace when the cluster has one (Namespace), with one line of progress
-// per phase (Progress), bounded waits (Poll), free loopback ports, and a check that nothing
-// listens beyond loopback (ExposedListeners). It needs util-linux's unshare and nsenter,
-// and tini, for a namespace.
 package process
 
 import (

@@ -14,10 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package registry runs distribution's registry on a loopback address with a CA of its own,
-// as the local cluster's registry, and pushes images to it or to any registry a suite is
-// given (At): OCI image layouts under the names they carry, copies under a mirrored name.
-// It needs distribution's registry binary (`make registry`) to start one.
 package registry
 
 import (

@@ -14,9 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package resources is what the parts of a local cluster do through its API: create the
-// objects of manifests, wait for a Deployment, a condition or CRDs, and describe pods for a
-// failure message. It needs a rest.Config or a clientset, nothing of the cluster's files.
 package resources
 
 import (

@@ -88,7 +88,7 @@ func (env *Environment) setUp(ctx context.Context) {
 	env.ManagerBin, err = harness.BuildManager(env.WorkDir)
 	Expect(err).NotTo(HaveOccurred())
 
-	env.ControlPlane, err = harness.StartControlPlane(ctx)
+	env.ControlPlane, err = harness.StartControlPlane()
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { Expect(env.ControlPlane.Stop()).To(Succeed()) })
 

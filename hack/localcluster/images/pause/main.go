@@ -14,10 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Command pause is the sandbox of every pod on the local node: it holds the pod's
-// namespaces and does nothing else until it is told to end. As PID 1 of a pod whose
-// containers share their process namespace, it also reaps the processes orphaned there.
-// It is the local cluster's own, built here like every image the node runs.
 package main
 
 import (
