@@ -109,11 +109,17 @@ tidy: ## Tidy go.mod of the operator and of every tools module.
 	go mod tidy
 	@for dir in $(TOOLS_MODULES); do (cd $$dir && go mod tidy); done
 
+# import-graph draws docs/architecture.md's drawing of the packages from `go list`, so that
+# it shows the tree as it is.
+.PHONY: import-graph
+import-graph: ## Draw the import graph in docs/architecture.md from the tree.
+	$(GO_ENV) go run ./hack/importgraph --page docs/architecture.md
+
 .PHONY: verify
 verify: ## Regenerate every generated file (code, manifests, bundle, catalog, installer, Helm chart) and fail if any was stale; check the CRD's upgrade safety.
 	@snapshot() { git status --porcelain=v1 --untracked-files=all; git diff --no-ext-diff; }; \
 	before=$$(snapshot | sha256sum); \
-	$(MAKE) --no-print-directory manifests generate api-docs fmt tidy bundle catalog helm-chart; \
+	$(MAKE) --no-print-directory manifests generate api-docs import-graph fmt tidy bundle catalog helm-chart; \
 	if [ "$$(snapshot | sha256sum)" != "$$before" ]; then \
 		echo "Generated files were stale and have been regenerated; review and commit:"; \
 		git status --short; \

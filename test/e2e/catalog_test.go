@@ -19,179 +19,362 @@ limitations under the License.
 package e2e
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
 	"os"
+	"path"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"k8s.io/apimachinery/pkg/util/yaml"
-	sigsyaml "sigs.k8s.io/yaml"
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	operatorsv2 "github.com/operator-framework/api/pkg/operators/v2"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	tutorialv1 "github.com/example/foo-operator/api/v1"
+	"github.com/example/foo-operator/hack/localcluster/resources"
+	"github.com/example/foo-operator/test/harness/suite"
 )
 
-// fbcObject is one object of a file-based catalog, kept as decoded so that fields these
-// tests do not know pass through untouched.
-type fbcObject = map[string]any
+// catalogJourney installs from a catalog image with the README's YAML, and upgrades by
+// publishing each release under the tag the CatalogSource polls; on any cluster with OLM v0.
+func catalogJourney() {
+	var catalog *catalogInstall
 
-// testCatalog is the published catalog as the tests publish it again: cut to a prefix of the
-// channel, as it was when that release was the newest, or extended with a release.
-type testCatalog struct {
-	pkg     fbcObject
-	entries []fbcObject
-	bundles map[string]fbcObject
-}
+	BeforeAll(func(ctx context.Context) {
+		catalog = newCatalogInstall(ctx, "catalog-story", "catalog:latest", readmeCatalogSource)
+	})
 
-// loadPublishedCatalog reads the catalog as `make publish` renders it for the registry the
-// images were published to: every release, each bundle named by its image there.
-func loadPublishedCatalog() (*testCatalog, error) {
-	dir := filepath.Join(tools.checkout, "catalog", packageName)
-	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
-	if err != nil {
-		return nil, err
-	}
-	catalog := &testCatalog{bundles: map[string]fbcObject{}}
-	for _, file := range files {
-		objects, err := readFBCFile(file)
-		if err != nil {
-			return nil, err
+	It("installs 0.1.0 from the catalog image with the README's YAML, and the operator plays the story", func(ctx context.Context) {
+		catalog.install(ctx, "0.1.0")
+	}, SpecTimeout(10*time.Minute))
+
+	It("upgrades to 0.2.0 as it is published under the same tag, through the catalog's graph, keeping the Foos", func(ctx context.Context) {
+		catalog.upgradeByPublishing(ctx, "0.1.0", "0.2.0")
+		expectSameFoos(ctx, catalog.storyNamespace, catalog.stories)
+		catalog.expectRunsOnItsOwnRBAC(ctx, "0.1.0", "0.2.0")
+		expectNoForbidden(ctx, catalog.operatorNamespace)
+	}, SpecTimeout(10*time.Minute))
+
+	It("upgrades to 0.3.0 as it is published, keeping the Foos, on 0.3.0's RBAC alone, its Lease rights confined", func(ctx context.Context) {
+		catalog.upgradeByPublishing(ctx, "0.2.0", "0.3.0")
+		expectManagerRunning(ctx, catalog.operatorNamespace, managerImage("0.3.0"))
+		expectSameFoos(ctx, catalog.storyNamespace, catalog.stories)
+		catalog.expectRunsOnItsOwnRBAC(ctx, "0.2.0", "0.3.0")
+		expectLeasesConfined(ctx, catalog.operatorNamespace)
+	}, SpecTimeout(10*time.Minute))
+
+	It("holds a published upgrade while a Foo asks it to, and completes it once the hold is removed", func(ctx context.Context) {
+		const head, next = "0.3.0", "0.4.0"
+		By("holding upgrades on foo-02")
+		patchHold(ctx, catalog.storyNamespace, "e2e: keep the current release")
+		Eventually(func(g Gomega) {
+			condition := &operatorsv2.OperatorCondition{}
+			g.Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: catalog.operatorNamespace, Name: csvName(head)}, condition)).To(Succeed())
+			upgradeable := meta.FindStatusCondition(condition.Status.Conditions, operatorsv2.Upgradeable)
+			g.Expect(upgradeable).NotTo(BeNil(), "OLM shows no Upgradeable condition in OperatorCondition %s", condition.Name)
+			g.Expect(upgradeable.Status).To(Equal(metav1.ConditionFalse), "Upgradeable: %s", upgradeable.Message)
+		}).WithContext(ctx).WithTimeout(operatorStepTimeout).Should(Succeed())
+
+		By("publishing release " + next + " (the bundle of " + head + " renamed) under the same tag")
+		publishBundleCopy(ctx, head, next)
+		withNext, err := catalog.published.withRelease(next)
+		Expect(err).NotTo(HaveOccurred())
+		publishCatalog(ctx, withNext, catalog.catalogImage)
+		nextCSV := &operatorsv1alpha1.ClusterServiceVersion{}
+		heldPending := func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: catalog.operatorNamespace, Name: csvName(next)}, nextCSV)).To(Succeed())
+			g.Expect(nextCSV.Status.Phase).To(Equal(operatorsv1alpha1.CSVPhasePending))
+			g.Expect(nextCSV.Status.Reason).To(Equal(operatorsv1alpha1.CSVReasonOperatorConditionNotUpgradeable),
+				"CSV %s: %s", nextCSV.Name, nextCSV.Status.Message)
 		}
-		for _, object := range objects {
-			switch object["schema"] {
-			case "olm.package":
-				catalog.pkg = object
-			case "olm.channel":
-				if object["name"] == channelName {
-					for _, entry := range object["entries"].([]any) {
-						catalog.entries = append(catalog.entries, entry.(fbcObject))
+		Eventually(heldPending).WithContext(ctx).WithTimeout(installTimeout).Should(Succeed())
+		// OLM re-checks a pending CSV on every resync; it must stay held, with the release in
+		// place still deployed and running.
+		Consistently(heldPending).WithContext(ctx).WithTimeout(5 * time.Second).Should(Succeed())
+		deployment := &appsv1.Deployment{}
+		Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: catalog.operatorNamespace, Name: operatorDeployment}, deployment)).To(Succeed())
+		Expect(deployment.Spec.Template.Spec.Containers[0].Env).To(ContainElement(
+			corev1.EnvVar{Name: "OPERATOR_CONDITION_NAME", Value: csvName(head)}), "the Deployment is no longer that of %s", head)
+		expectManagerRunning(ctx, catalog.operatorNamespace, managerImage(head))
+
+		By("removing the hold")
+		patchHold(ctx, catalog.storyNamespace, "")
+		expectInstalledRunning(ctx, catalog.operatorNamespace, packageName, next, managerImage(head))
+		suite.ExpectGone(ctx, k8sClient, &operatorsv1alpha1.ClusterServiceVersion{ObjectMeta: metav1.ObjectMeta{
+			Namespace: catalog.operatorNamespace, Name: csvName(head)}}, installTimeout)
+		expectStillFollows(ctx, catalog.operatorNamespace, catalog.storyNamespace)
+		// Checked before the uninstall: then the garbage collector may delete the RoleBinding
+		// before the manager stops, and its last request, releasing the leader lease, is denied.
+		expectNoForbidden(ctx, catalog.operatorNamespace)
+	}, SpecTimeout(10*time.Minute))
+
+	It("tells, in the Subscription, that a published release's bundle image is missing, naming it", func(ctx context.Context) {
+		const head, missing = "0.4.0", "0.5.0"
+		withHead, err := catalog.published.withRelease(head)
+		Expect(err).NotTo(HaveOccurred())
+		broken, err := withHead.withRelease(missing)
+		Expect(err).NotTo(HaveOccurred())
+		publishCatalog(ctx, broken, catalog.catalogImage)
+
+		// OLM v0.46.0's Subscription says that the bundle image could not be pulled, not
+		// which one: the unpack Job's pod, in the catalog's namespace, names it.
+		subscription := &operatorsv1alpha1.Subscription{}
+		var pullFailure string
+		Eventually(func(g Gomega) {
+			g.Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: catalog.operatorNamespace, Name: packageName}, subscription)).To(Succeed())
+			pullFailure = ""
+			var messages []string
+			for _, condition := range subscription.Status.Conditions {
+				if condition.Status == corev1.ConditionTrue {
+					message := string(condition.Type) + " (" + condition.Reason + "): " + condition.Message
+					messages = append(messages, message)
+					if strings.Contains(condition.Message, "image pull failed") {
+						pullFailure = message
 					}
 				}
-			case "olm.bundle":
-				catalog.bundles[object["name"].(string)] = object
 			}
-		}
-	}
-	if catalog.pkg == nil || len(catalog.entries) == 0 {
-		return nil, fmt.Errorf("%s has no package %s with a %s channel", dir, packageName, channelName)
-	}
-	return catalog, nil
+			g.Expect(pullFailure).NotTo(BeEmpty(), "a condition of the Subscription telling of a failed bundle image pull; its conditions: %v", messages)
+		}).WithContext(ctx).WithTimeout(installTimeout).Should(Succeed())
+		AddReportEntry("What the Subscription says of a missing bundle image", pullFailure)
+
+		var podMessage string
+		Eventually(func(g Gomega) {
+			var pods corev1.PodList
+			g.Expect(k8sClient.List(ctx, &pods, client.InNamespace(olmNamespace))).To(Succeed())
+			var seen []string
+			podMessage = ""
+			for _, pod := range pods.Items {
+				for _, status := range pod.Status.InitContainerStatuses {
+					if status.State.Waiting == nil {
+						continue
+					}
+					message := pod.Name + ": " + status.State.Waiting.Reason + ": " + status.State.Waiting.Message
+					seen = append(seen, message)
+					if strings.Contains(status.State.Waiting.Message, bundleImage(missing)) &&
+						(status.State.Waiting.Reason == "ErrImagePull" || status.State.Waiting.Reason == "ImagePullBackOff") {
+						podMessage = message
+					}
+				}
+			}
+			g.Expect(podMessage).NotTo(BeEmpty(), "an unpack pod in %s whose image pull of %s failed; waiting init containers: %v",
+				olmNamespace, bundleImage(missing), seen)
+		}).WithContext(ctx).WithTimeout(installTimeout).Should(Succeed())
+		AddReportEntry("What the unpack pod says of a missing bundle image", podMessage)
+		expectManagerRunning(ctx, catalog.operatorNamespace, managerImage("0.3.0"))
+
+		By("publishing the catalog without the broken release again")
+		publishCatalog(ctx, withHead, catalog.catalogImage)
+	}, SpecTimeout(10*time.Minute))
+
+	It("uninstalls: the operator and what OLM made for it go, the CRD and the Foos stay", func(ctx context.Context) {
+		uninstall(ctx, catalog.operatorNamespace, csvName("0.4.0"))
+		Expect(k8sClient.Get(ctx, types.NamespacedName{Name: fooCRD}, &apiextensionsv1.CustomResourceDefinition{})).To(Succeed())
+		expectSameFoos(ctx, catalog.storyNamespace, catalog.stories)
+		deleteCRD(ctx)
+	}, SpecTimeout(10*time.Minute))
 }
 
-func readFBCFile(path string) ([]fbcObject, error) {
-	file, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer file.Close()
-	decoder := yaml.NewYAMLOrJSONDecoder(file, 4096)
-	var objects []fbcObject
-	for {
-		var object fbcObject
-		if err := decoder.Decode(&object); errors.Is(err, io.EOF) {
-			return objects, nil
-		} else if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", path, err)
-		}
-		if len(object) > 0 {
-			objects = append(objects, object)
-		}
-	}
+// catalogInstall is the operator installed from a catalog image with the README's YAML
+// (CatalogSource, Namespace, OperatorGroup, Subscription), and the story played on it: the
+// steps the journeys that install from a catalog share.
+type catalogInstall struct {
+	// operatorNamespace is the README's namespace of the operator.
+	operatorNamespace, storyNamespace string
+	// catalogImage is the tag the CatalogSource polls; each release is published there.
+	catalogImage string
+	// catalogSource names the CatalogSource.
+	catalogSource string
+	published     *testCatalog
+	// stories are the story's Foos, as they are before every upgrade.
+	stories map[string]*tutorialv1.Foo
 }
 
-// upTo returns the catalog whose channel ends at release version, as it was when that
-// release was the newest.
-func (c *testCatalog) upTo(version string) (*testCatalog, error) {
-	for i, entry := range c.entries {
-		if entry["name"] == csvName(version) {
-			return &testCatalog{pkg: c.pkg, entries: c.entries[:i+1], bundles: c.bundles}, nil
-		}
-	}
-	return nil, fmt.Errorf("the %s channel has no release %s", channelName, version)
-}
+// readmeCatalogSource is the name of the README's CatalogSource, in OLM's global catalog
+// namespace.
+const readmeCatalogSource = "foo-operator-catalog"
 
-// withRelease returns the catalog with one more release, version, that replaces the
-// channel's head and is a copy of it but for its name, version and bundle image: what the
-// next release looks like to OLM when nothing else changed. Unless that image is published,
-// OLM cannot unpack it.
-func (c *testCatalog) withRelease(version string) (*testCatalog, error) {
-	head := c.entries[len(c.entries)-1]["name"].(string)
-	var bundle fbcObject
-	if err := deepCopy(c.bundles[head], &bundle); err != nil {
-		return nil, err
-	}
-	name := csvName(version)
-	bundle["name"] = name
-	bundle["image"] = bundleImage(version)
-	for _, property := range bundle["properties"].([]any) {
-		property := property.(fbcObject)
-		if property["type"] == "olm.package" {
-			property["value"].(fbcObject)["version"] = version
-		}
-	}
-	bundles := map[string]fbcObject{name: bundle}
-	for n, b := range c.bundles {
-		bundles[n] = b
-	}
-	entries := append(append([]fbcObject(nil), c.entries...), fbcObject{"name": name, "replaces": head})
-	return &testCatalog{pkg: c.pkg, entries: entries, bundles: bundles}, nil
-}
-
-// write writes the catalog into dir.
-func (c *testCatalog) write(dir string) error {
-	channel := fbcObject{"schema": "olm.channel", "package": packageName, "name": channelName, "entries": c.entries}
-	objects := make([]fbcObject, 0, 2+len(c.entries))
-	objects = append(objects, c.pkg, channel)
-	for _, entry := range c.entries {
-		objects = append(objects, c.bundles[entry["name"].(string)])
-	}
-	var out bytes.Buffer
-	for _, object := range objects {
-		encoded, err := sigsyaml.Marshal(object)
-		if err != nil {
-			return err
-		}
-		out.WriteString("---\n")
-		out.Write(encoded)
-	}
-	packageDir := filepath.Join(dir, packageName)
-	if err := os.MkdirAll(packageDir, 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(packageDir, "catalog.yaml"), out.Bytes(), 0o644)
-}
-
-// publishCatalog builds the catalog image of catalog as `make catalog-build` does (on the
-// same opm base image) and pushes it to the registry as image, replacing what was there.
-func publishCatalog(ctx context.Context, catalog *testCatalog, image string) {
+// newCatalogInstall is a catalogInstall, for a journey's BeforeAll: OLM v0 on the cluster,
+// the published catalog read, the story's namespace made, and the CatalogSource deleted once
+// the journey's last spec is done (the specs after the install poll it).
+func newCatalogInstall(ctx context.Context, storyNamespace, catalogTag, catalogSource string) *catalogInstall {
 	GinkgoHelper()
-	By("publishing " + image + " with releases " + catalog.versions())
-	dir := scratchDir("catalog-" + strings.NewReplacer("/", "-", ":", "-").Replace(image))
-	Expect(catalog.write(dir)).To(Succeed())
-	run(ctx, workDir, tools.opm, "validate", dir)
-	run(ctx, workDir, tools.imagebuilder, "catalog", "--store", tools.imageStore, "--configs", dir,
-		"--base", requiredEnv("OPM_IMAGE", "the opm base image"), "--opm", tools.opm, "--tag", image)
-	_, err := cluster.ImageRegistry().PushLayout(ctx, tools.imageStore, image)
+	ensureOLMv0(ctx)
+	published, err := loadPublishedCatalog()
 	Expect(err).NotTo(HaveOccurred())
+	createNamespaces(ctx, newNamespace(storyNamespace, nil))
+	DeferCleanup(func(ctx context.Context) {
+		kubectl(ctx, "delete", "--ignore-not-found", "catalogsource/"+catalogSource, "-n", olmNamespace)
+	})
+	DeferCleanup(removeLeftInstall, packageName)
+	return &catalogInstall{
+		operatorNamespace: packageName, storyNamespace: storyNamespace,
+		catalogImage: imageTagBase + "-" + catalogTag, catalogSource: catalogSource, published: published,
+	}
 }
 
-// versions lists the releases in the catalog's channel, for messages.
-func (c *testCatalog) versions() string {
-	names := make([]string, 0, len(c.entries))
-	for _, entry := range c.entries {
-		names = append(names, strings.TrimPrefix(entry["name"].(string), packageName+".v"))
+// removeLeftInstall removes what a journey that ended before its uninstall (a spec failed)
+// left installed from the catalog in namespace: the Subscription, the CSVs and what OLM made
+// for them, the bundle's ClusterRoles and the CRD, so that the next journey finds the
+// cluster as this one found it. A journey that uninstalled leaves nothing for it to do.
+func removeLeftInstall(ctx context.Context, namespace string) {
+	GinkgoHelper()
+	subscription := &operatorsv1alpha1.Subscription{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: packageName}}
+	if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(subscription), subscription); apierrors.IsNotFound(err) {
+		return
 	}
-	return strings.Join(names, ", ")
+	AddReportEntry("The journey ended with the operator installed in "+namespace+": removing it", ReportEntryVisibilityAlways)
+	kubectl(ctx, "delete", "--ignore-not-found", "subscription/"+packageName, "-n", namespace)
+	kubectl(ctx, "delete", "csv", "--all", "-n", namespace)
+	suite.ExpectGone(ctx, k8sClient, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: operatorDeployment}},
+		installTimeout)
+	deleteBundleClusterRoles(ctx)
+	deleteCRD(ctx)
 }
 
-func deepCopy(in fbcObject, out *fbcObject) error {
-	encoded, err := json.Marshal(in)
-	if err != nil {
-		return err
+// install publishes the catalog up to version, applies the README's YAML, waits until OLM
+// installed version, and plays the story.
+func (c *catalogInstall) install(ctx context.Context, version string) {
+	GinkgoHelper()
+	upTo, err := c.published.upTo(version)
+	Expect(err).NotTo(HaveOccurred())
+	publishCatalog(ctx, upTo, c.catalogImage)
+
+	By("applying the README's CatalogSource, Namespace, OperatorGroup and Subscription")
+	kubectl(ctx, "apply", "-f", readmeInstallYAML(c.catalogImage, c.catalogSource))
+	expectInstalled(ctx, c.operatorNamespace, packageName, version)
+	playStory(ctx, c.operatorNamespace, c.storyNamespace)
+	c.stories = foosIn(ctx, c.storyNamespace)
+}
+
+// upgradeByPublishing publishes the catalog up to version under the tag the CatalogSource
+// polls, and waits until OLM has replaced previous with it, as the catalog's graph says.
+func (c *catalogInstall) upgradeByPublishing(ctx context.Context, previous, version string) {
+	GinkgoHelper()
+	next, err := c.published.upTo(version)
+	Expect(err).NotTo(HaveOccurred())
+	publishCatalog(ctx, next, c.catalogImage)
+	expectInstalled(ctx, c.operatorNamespace, packageName, version)
+	csv := expectCSVSucceeded(ctx, c.operatorNamespace, csvName(version))
+	Expect(csv.Spec.Replaces).To(Equal(csvName(previous)), "the catalog's graph: %s replaces %s", version, previous)
+	suite.ExpectGone(ctx, k8sClient, &operatorsv1alpha1.ClusterServiceVersion{ObjectMeta: metav1.ObjectMeta{
+		Namespace: c.operatorNamespace, Name: csvName(previous)}}, installTimeout)
+}
+
+// expectRunsOnItsOwnRBAC deletes the manager's pod once the RBAC OLM made for previous is
+// gone, and checks that its replacement runs and follows the story on version's alone.
+func (c *catalogInstall) expectRunsOnItsOwnRBAC(ctx context.Context, previous, version string) {
+	GinkgoHelper()
+	By("deleting the manager's pod once the RBAC of " + previous + " is gone: the new pod runs on " + version + "'s alone")
+	expectNoRBACOf(ctx, c.operatorNamespace, csvName(previous))
+	pod, err := installedOperator(c.operatorNamespace).Pod(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(k8sClient.Delete(ctx, pod)).To(Succeed())
+	Eventually(func(g Gomega) {
+		replacement, err := installedOperator(c.operatorNamespace).Pod(ctx)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(replacement.UID).NotTo(Equal(pod.UID))
+		g.Expect(replacement.Status.ContainerStatuses).To(ConsistOf(HaveField("Ready", BeTrue())),
+			"the new pod: %s", resources.DescribePod(replacement))
+	}).WithContext(ctx).WithTimeout(installTimeout).Should(Succeed())
+	expectStillFollows(ctx, c.operatorNamespace, c.storyNamespace)
+}
+
+// The upgrade under churn's world: as many Foos and friends as the node's fault suite has
+// (E2E_CHURN_FOOS and E2E_CHURN_FRIENDS, the full world's unless set), churned at a pace the
+// node keeps up with while it also starts OLM's pods (the catalog's at each poll, the
+// bundle's unpack Job, the new manager): at the node suite's 4 to 6 changes a second, the
+// kubelet fell minutes behind, and the upgrade with it.
+const (
+	upgradeChurnNamespace = "upgrade-churn"
+	upgradeChurnInterval  = time.Second
+)
+
+// readmeInstallYAML writes the README's installation YAML (CatalogSource, Namespace,
+// OperatorGroup, Subscription) into a file, with its catalog image replaced by image and its
+// CatalogSource named source, and returns the file's path: the suite installs the way the
+// README tells users to, polling the catalog as often as the README's CatalogSource does.
+// Each journey names its CatalogSource its own way: OLM v0's resolver keeps what it read from
+// a CatalogSource for a while after it is deleted, and served a journey that recreated one
+// under the same name the previous journey's catalog (0.3.0 installed where the new catalog
+// held 0.2.0).
+func readmeInstallYAML(image, source string) string {
+	GinkgoHelper()
+	block := readmeYAML("CatalogSource", "Subscription")
+	placeholder := regexp.MustCompile(`image: \$REGISTRY/foo-operator-catalog:\S+`)
+	Expect(placeholder.MatchString(block)).To(BeTrue(), "the README's CatalogSource names no $REGISTRY/foo-operator-catalog image")
+	block = placeholder.ReplaceAllString(block, "image: "+image)
+	// The README's CatalogSource is in OLM's global catalog namespace, "olm" as OLM's release
+	// installs it: on a cluster whose OLM runs elsewhere, where it runs.
+	olmNamespaceOf := regexp.MustCompile(`(?m)^(\s+(?:namespace|sourceNamespace): )olm\b`)
+	Expect(olmNamespaceOf.FindAllString(block, -1)).To(HaveLen(2), "the README's CatalogSource namespace and Subscription sourceNamespace")
+	block = olmNamespaceOf.ReplaceAllString(block, "${1}"+olmNamespace)
+	sourceName := regexp.MustCompile(`(?m)^(\s+(?:name|source): )` + readmeCatalogSource + `$`)
+	Expect(sourceName.FindAllString(block, -1)).To(HaveLen(2), "the README's CatalogSource name and Subscription source")
+	block = sourceName.ReplaceAllString(block, "${1}"+source)
+	var check map[string]any
+	Expect(yaml.Unmarshal([]byte(strings.Split(block, "\n---\n")[0]), &check)).To(Succeed())
+	file := filepath.Join(workDir, "readme-install.yaml")
+	Expect(os.WriteFile(file, []byte(block), 0o644)).To(Succeed())
+	return file
+}
+
+// readmeYAML returns the README's YAML that shows objects of both kinds: a document the
+// README applies with `kubectl apply -f - <<EOF`.
+func readmeYAML(kind, otherKind string) string {
+	GinkgoHelper()
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	Expect(err).NotTo(HaveOccurred())
+	var block string
+	for _, match := range regexp.MustCompile("(?s)kubectl apply -f - <<EOF\n(.*?\n)EOF\n").FindAllStringSubmatch(string(readme), -1) {
+		if strings.Contains(match[1], "kind: "+kind+"\n") && strings.Contains(match[1], "kind: "+otherKind+"\n") {
+			block = match[1]
+		}
 	}
-	return json.Unmarshal(encoded, out)
+	Expect(block).NotTo(BeEmpty(), "the README shows no %s and %s", kind, otherKind)
+	return block
+}
+
+// publishBundleCopy publishes the bundle of release from renamed as release to: the next
+// release as OLM sees it when nothing else changed, replacing from.
+func publishBundleCopy(ctx context.Context, from, to string) {
+	GinkgoHelper()
+	publishEditedBundle(ctx, from, bundleImage(to), func(csv map[string]any) {
+		csv["metadata"].(map[string]any)["name"] = csvName(to)
+		csv["spec"].(map[string]any)["version"] = to
+		csv["spec"].(map[string]any)["replaces"] = csvName(from)
+	})
+}
+
+// publishEditedBundle publishes as image the bundle of release from with its CSV changed by
+// edit. It is built from the bundle folder `make bundle` wrote for from, as `make
+// bundle-build` builds bundles.
+func publishEditedBundle(ctx context.Context, from, image string, edit func(csv map[string]any)) {
+	GinkgoHelper()
+	source := filepath.Join(tools.checkout, "bundle")
+	dir := scratchDir("bundle-" + path.Base(image))
+	run(ctx, workDir, "cp", "-r", source+"/.", dir)
+	csvPath := filepath.Join(dir, "manifests", packageName+".clusterserviceversion.yaml")
+	data, err := os.ReadFile(csvPath)
+	Expect(err).NotTo(HaveOccurred())
+	var csv map[string]any
+	Expect(yaml.Unmarshal(data, &csv)).To(Succeed())
+	Expect(csv["spec"].(map[string]any)["version"]).To(Equal(from), "%s is the bundle of %s", source, from)
+	edit(csv)
+	data, err = yaml.Marshal(csv)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(os.WriteFile(csvPath, data, 0o644)).To(Succeed())
+	run(ctx, workDir, tools.imagebuilder, "bundle", "--store", tools.imageStore, "--dir", dir, "--tag", image)
+	_, err = cluster.ImageRegistry().PushLayout(ctx, tools.imageStore, image)
+	Expect(err).NotTo(HaveOccurred())
 }
