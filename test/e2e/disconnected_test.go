@@ -70,6 +70,8 @@ func disconnectedJourney() {
 		trust string
 		// pinned is the manager image of each release, by digest, as its bundle names it.
 		pinned = map[string]string{}
+		// stories are the story's Foos as 0.2.0 left them.
+		stories map[string]*tutorialv1.Foo
 	)
 	// crane runs crane as a user mirroring images would, trusting both registries.
 	crane := func(ctx context.Context, args ...string) string {
@@ -157,12 +159,16 @@ func disconnectedJourney() {
 				Spec: tutorialv1.FooSpec{Name: "jill"}})).To(Succeed())
 			runFriend(ctx, storyNamespace, "jill")
 			expectHappy(ctx, operatorNamespace, storyNamespace, "foo", true)
+			playStory(ctx, operatorNamespace, storyNamespace)
+			stories = foosIn(ctx, storyNamespace)
 		}, SpecTimeout(10*time.Minute))
 
 	It("upgrades to 0.3.0 when the mirror's tag moves to 0.3.0's catalog; 0.3.0 claims disconnected installs", func(ctx context.Context) {
 		crane(ctx, "tag", inMirror(catalogImage("v0.3.0")), "latest")
 		expectInstalledRunning(ctx, operatorNamespace, packageName, "0.3.0", pinned["0.3.0"])
 		expectHappy(ctx, operatorNamespace, storyNamespace, "foo", true)
+		expectKeptAcrossUpgrade(ctx, upgrade{operatorNamespace: operatorNamespace, storyNamespace: storyNamespace,
+			version: "0.3.0", image: pinned["0.3.0"], stories: stories})
 		csv := expectCSVSucceeded(ctx, operatorNamespace, csvName("0.3.0"))
 		Expect(csv.Annotations).To(HaveKeyWithValue(disconnectedFeature, "true"))
 		Expect(csv.Annotations).To(HaveKeyWithValue("containerImage", pinned["0.3.0"]))

@@ -72,11 +72,8 @@ func helmJourney() {
 
 	It("upgrades to 0.3.0 with helm upgrade, keeping every Foo", func(ctx context.Context) {
 		run(ctx, workDir, tools.helm, "upgrade", release, chart(), "--version", "0.3.0", "--namespace", operatorNamespace)
-		expectManagerRunning(ctx, operatorNamespace, pinnedManagerImage(ctx, "0.3.0"))
-		expectSameFoos(ctx, storyNamespace, stories)
-		expectStillFollows(ctx, operatorNamespace, storyNamespace)
-		expectNoForbidden(ctx, operatorNamespace)
-		expectLeasesConfined(ctx, operatorNamespace)
+		expectKeptAcrossUpgrade(ctx, upgrade{operatorNamespace: operatorNamespace, storyNamespace: storyNamespace,
+			version: "0.3.0", image: pinnedManagerImage(ctx, "0.3.0"), stories: stories})
 	}, SpecTimeout(8*time.Minute))
 
 	It("removes the operator with helm uninstall, and keeps the CRD and every Foo", func(ctx context.Context) {

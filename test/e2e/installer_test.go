@@ -66,11 +66,8 @@ func installerJourney() {
 	It("upgrades to 0.3.0 when its install.yaml is applied over 0.2.0's, keeping every Foo", func(ctx context.Context) {
 		installer, image := renderInstaller(ctx, "0.3.0")
 		kubectl(ctx, "apply", "--server-side", "-f", installer)
-		expectManagerRunning(ctx, installerNamespace, image)
-		expectSameFoos(ctx, storyNamespace, stories)
-		expectStillFollows(ctx, installerNamespace, storyNamespace)
-		expectNoForbidden(ctx, installerNamespace)
-		expectLeasesConfined(ctx, installerNamespace)
+		expectKeptAcrossUpgrade(ctx, upgrade{operatorNamespace: installerNamespace, storyNamespace: storyNamespace,
+			version: "0.3.0", image: image, stories: stories})
 	}, SpecTimeout(8*time.Minute))
 
 	It("removes the operator, its CRD with every Foo, and its cluster roles with kubectl delete -f", func(ctx context.Context) {

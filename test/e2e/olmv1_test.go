@@ -78,6 +78,12 @@ func olmv1Journey() {
 		// The story's Foos, as they are before every upgrade.
 		stories map[string]*tutorialv1.Foo
 	)
+	// upgraded is the ClusterExtension's upgrade to version, whose bundle names the manager
+	// image as published.
+	upgraded := func(version string) upgrade {
+		return upgrade{operatorNamespace: operatorNamespace, storyNamespace: storyNamespace,
+			version: version, image: managerImage(version), stories: stories}
+	}
 
 	BeforeAll(func(ctx context.Context) {
 		ensureOLMv1(ctx)
@@ -111,9 +117,7 @@ func olmv1Journey() {
 	It("upgrades to 0.2.0 when the ClusterExtension's version range is widened, keeping the Foos", func(ctx context.Context) {
 		setExtensionVersion(ctx, ">=0.1.0")
 		expectExtensionInstalled(ctx, "0.2.0", installTimeout)
-		expectManagerRunning(ctx, operatorNamespace, managerImage("0.2.0"))
-		expectSameFoos(ctx, storyNamespace, stories)
-		expectStillFollows(ctx, operatorNamespace, storyNamespace)
+		expectKeptAcrossUpgrade(ctx, upgraded("0.2.0"))
 	}, SpecTimeout(10*time.Minute))
 
 	It("upgrades to 0.3.0 once catalogd polls a newer catalog image under the same tag, keeping the Foos", func(ctx context.Context) {
@@ -121,11 +125,7 @@ func olmv1Journey() {
 		Expect(err).NotTo(HaveOccurred())
 		publishCatalog(ctx, upTo3, catalogImage)
 		expectExtensionInstalled(ctx, "0.3.0", catalogdPollTimeout)
-		expectManagerRunning(ctx, operatorNamespace, managerImage("0.3.0"))
-		expectSameFoos(ctx, storyNamespace, stories)
-		expectStillFollows(ctx, operatorNamespace, storyNamespace)
-		expectNoForbidden(ctx, operatorNamespace)
-		expectLeasesConfined(ctx, operatorNamespace)
+		expectKeptAcrossUpgrade(ctx, upgraded("0.3.0"))
 	}, SpecTimeout(10*time.Minute))
 
 	It("runs without an OperatorCondition: says so once, and warns on a Foo that asks to hold upgrades", func(ctx context.Context) {

@@ -118,17 +118,14 @@ func runBundleJourney() {
 			expectCSVSucceeded(ctx, operatorNamespace, csvName(version))
 			suite.ExpectGone(ctx, k8sClient, &operatorsv1alpha1.ClusterServiceVersion{ObjectMeta: metav1.ObjectMeta{
 				Namespace: operatorNamespace, Name: csvName(previous)}}, installTimeout)
-			expectManagerRunning(ctx, operatorNamespace, managerImage(version))
-			expectSameFoos(ctx, storyNamespace, before)
-			expectStillFollows(ctx, operatorNamespace, storyNamespace)
-			expectNoForbidden(ctx, operatorNamespace)
+			expectKeptAcrossUpgrade(ctx, upgrade{operatorNamespace: operatorNamespace, storyNamespace: storyNamespace,
+				version: version, image: managerImage(version), stories: before})
 			previous = version
 		}
 		// What OLM grants is measured against what this code uses: an earlier release's
 		// bundle grants what its own code asked for (0.1.0's and 0.2.0's, also every verb on
 		// Leases and a get of Foos, pods and Foo status).
 		expectGrantedWhatTheCodeUses(ctx, operatorNamespace)
-		expectLeasesConfined(ctx, operatorNamespace)
 	}, SpecTimeout(15*time.Minute))
 
 	It("is removed, CRD and Foos included, by operator-sdk cleanup", func(ctx context.Context) {

@@ -22,7 +22,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -154,9 +156,8 @@ func foosIn(ctx context.Context, namespace string) map[string]*tutorialv1.Foo {
 func expectSameFoos(ctx context.Context, namespace string, before map[string]*tutorialv1.Foo) {
 	GinkgoHelper()
 	now := foosIn(ctx, namespace)
-	Expect(now).To(HaveLen(len(before)))
+	Expect(slices.Sorted(maps.Keys(now))).To(Equal(slices.Sorted(maps.Keys(before))), "the Foos of %s, by name", namespace)
 	for name, foo := range before {
-		Expect(now).To(HaveKey(name))
 		Expect(now[name].UID).To(Equal(foo.UID), "Foo %s was replaced", name)
 		Expect(now[name].Spec).To(Equal(foo.Spec), "the spec of Foo %s changed", name)
 	}

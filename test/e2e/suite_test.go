@@ -31,9 +31,9 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -260,27 +260,29 @@ func writeToolsHome(dir string) error {
 func run(ctx context.Context, dir, binary string, args ...string) string {
 	GinkgoHelper()
 	output, err := runTool(ctx, dir, binary, args...)
-	Expect(err).NotTo(HaveOccurred(), "%s %s failed:\n%s", filepath.Base(binary), strings.Join(args, " "), output)
+	Expect(err).NotTo(HaveOccurred(), "all it wrote, stdout and stderr as they came:\n%s", output)
 	return output
 }
 
-// runTool is run, returning the tool's error instead of failing.
+// runTool is run, returning the tool's error (a *process.ToolError) instead of failing.
 func runTool(ctx context.Context, dir, binary string, args ...string) (string, error) {
 	return runToolWithEnv(ctx, dir, nil, binary, args...)
 }
 
-// runToolWithEnv is runTool with env added to (or replacing) the tool's environment.
+// runToolWithEnv is runTool with env added to (or replacing) the tool's environment. The
+// output is stdout and stderr as they came, as a user reads them: the tools the suite checks
+// the words of (operator-sdk, helm push) say them on stderr.
 func runToolWithEnv(ctx context.Context, dir string, env []string, binary string, args ...string) (string, error) {
 	GinkgoWriter.Printf("$ %s %s\n", filepath.Base(binary), strings.Join(args, " "))
-	cmd := exec.CommandContext(ctx, binary, args...)
-	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(),
+	env = append(append(os.Environ(),
 		"KUBECONFIG="+cluster.KubeconfigPath(), "SSL_CERT_FILE="+cluster.ImageRegistry().TrustBundle,
 		"HOME="+filepath.Join(workDir, "home"), "KUBECTL="+tools.kubectl, "KUSTOMIZE="+tools.kustomize), env...)
 	started := time.Now()
-	output, err := cmd.CombinedOutput()
-	GinkgoWriter.Printf("%s(%s, %s)\n", shorten(string(output)), process.DescribeExit(err), time.Since(started).Round(100*time.Millisecond))
-	return string(output), err
+	output, err := process.RunTool(ctx, dir, env, binary, args...)
+	// The exit alone (the error's Unwrap): what the tool wrote to stderr is in the output.
+	GinkgoWriter.Printf("%s(%s, %s)\n", shorten(string(output.Combined)), process.DescribeExit(errors.Unwrap(err)),
+		time.Since(started).Round(100*time.Millisecond))
+	return string(output.Combined), err
 }
 
 // shorten keeps a long output (a rendered manifest) to its first and last lines in the log.

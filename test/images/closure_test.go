@@ -522,18 +522,16 @@ func configOf(t *testing.T, image v1.Image) *v1.ConfigFile {
 
 func hostPlatform() v1.Platform { return v1.Platform{OS: "linux", Architecture: runtime.GOARCH} }
 
+// runTool runs a tool in a folder of its own, with a home whose containers policy accepts
+// any image, and returns what it printed to stdout; it fails the test, with what the tool said,
+// if the tool fails.
 func runTool(t *testing.T, tool string, args ...string) []byte {
 	t.Helper()
-	command := exec.Command(tool, args...)
-	command.Dir = t.TempDir()
-	command.Env = append(os.Environ(), "HOME="+containersHome(t))
-	var stderr bytes.Buffer
-	command.Stderr = &stderr
-	output, err := command.Output()
+	output, err := process.RunTool(t.Context(), t.TempDir(), append(os.Environ(), "HOME="+containersHome(t)), tool, args...)
 	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", filepath.Base(tool), strings.Join(args, " "), err, stderr.String())
+		t.Fatal(err)
 	}
-	return output
+	return output.Stdout
 }
 
 func readYAML(t *testing.T, path string, into any) {

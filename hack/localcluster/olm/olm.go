@@ -23,7 +23,6 @@ limitations under the License.
 package olm
 
 import (
-	"bytes"
 	"context"
 	"embed"
 	"encoding/base64"
@@ -31,7 +30,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -365,18 +363,10 @@ func splitCRDs(manifests string) (crds, others string) {
 	return strings.Join(crdDocs, "\n---\n"), strings.Join(restDocs, "\n---\n")
 }
 
-// runTool runs a tool (helm, kustomize) in dir and returns its output; its error holds what
-// the tool said.
+// runTool runs a tool (helm, kustomize) in dir and returns what it printed; its error holds
+// what the tool said.
 func runTool(ctx context.Context, dir, binary string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, binary, args...)
-	cmd.Dir = dir
 	// Helm keeps its caches and configuration under HOME.
-	cmd.Env = process.MinimalEnv("HOME=" + dir)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	output, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("%s %s: %w\n%s", filepath.Base(binary), strings.Join(args, " "), err, stderr.String())
-	}
-	return string(output), nil
+	output, err := process.RunTool(ctx, dir, process.MinimalEnv("HOME="+dir), binary, args...)
+	return string(output.Stdout), err
 }
