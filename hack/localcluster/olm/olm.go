@@ -14,12 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package olm installs the Operator Lifecycle Manager on a local cluster as its releases do:
-// OLM v0 from the release manifests rendered from its module's chart, OLM v1 (catalogd and
-// operator-controller) from its module's release manifests, each adapted by the
-// kustomization in v0/ or v1/, with every image published in the cluster's registry (`make
-// olm-images`). It needs a node whose registry mirrors Mirrors, the OLM modules' folders,
-// kustomize and, for OLM v0, helm.
 package olm
 
 import (
