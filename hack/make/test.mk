@@ -87,7 +87,7 @@ existing-cluster:
 
 # NODE_TEST_DIR holds the node suite's local cluster (whose logs/ keeps the log of every
 # process) and the manager image it deploys.
-NODE_TEST_DIR ?= $(LOCALBIN)/node-test
+NODE_TEST_DIR ?= $(CHECKOUT_BIN)/node-test
 
 # NODE_SUITE_CLUSTER is what the node suite's cluster needs built: the local cluster's node,
 # or, with USE_EXISTING_CLUSTER=true, only the test images it pushes to REGISTRY (pause,
@@ -120,21 +120,24 @@ test-node-faults: $(NODE_SUITE_CLUSTER) imagebuilder kustomize manifests ## Brea
 	@$(MAKE) --no-print-directory node-suite NODE_SUITE_ARGS="-ginkgo.label-filter=faults" \
 		NODE_SUITE_ENV='$(NODE_FAULTS_ENV)'
 
+# NODE_ARGS are extra flags of test-node-all's suite, e.g. NODE_ARGS="-ginkgo.label-filter=faults".
+NODE_ARGS ?=
+
 # test-node-all runs the node suite and its fault specs in one run, on one cluster: a cluster
 # start and a manager image build fewer than the two targets one after the other (.ci/run).
 .PHONY: test-node-all
 test-node-all: $(NODE_SUITE_CLUSTER) imagebuilder kustomize manifests ## Run test-node's and test-node-faults' specs in one run, on one cluster (as root).
 	@$(MAKE) --no-print-directory node-suite \
-		NODE_SUITE_ENV='$(NODE_FAULTS_ENV)'
+		NODE_SUITE_ENV='$(NODE_FAULTS_ENV)' NODE_SUITE_ARGS="$(NODE_ARGS)"
 
 .PHONY: node-suite
 node-suite:
 	@rm -rf $(NODE_TEST_DIR)/images
 	@$(IMAGEBUILDER) manager --store $(NODE_TEST_DIR)/images --context . --platforms linux/$(GOARCH) --tag foo-operator:test
 	$(GO_ENV) go vet -tags node ./test/node
-	$(GO_ENV) go test -c -tags node -o $(LOCALBIN)/node.test ./test/node
+	$(GO_ENV) go test -c -tags node -o $(CHECKOUT_BIN)/node.test ./test/node
 	cd test/node && $(NODE_ENV) $(NODE_SUITE_ENV) KUSTOMIZE="$(KUSTOMIZE)" NODE_TEST_DIR="$(NODE_TEST_DIR)/cluster" USE_EXISTING_CLUSTER="$(USE_EXISTING_CLUSTER)" \
-		OPERATOR_IMAGES="$(NODE_TEST_DIR)/images" $(LOCALBIN)/node.test -test.v -test.timeout 30m -ginkgo.v -ginkgo.no-color $(NODE_SUITE_ARGS)
+		OPERATOR_IMAGES="$(NODE_TEST_DIR)/images" $(CHECKOUT_BIN)/node.test -test.v -test.timeout 30m -ginkgo.v -ginkgo.no-color $(NODE_SUITE_ARGS)
 
 # IMAGE_TEST_DIR is where the image tests keep their copy of the project, the images they
 # built, the registry's storage and the logs.

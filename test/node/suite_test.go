@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -119,8 +120,23 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	By("deploying config/default with the manager image " + operatorImage)
 	installed, err = harness.DeployDefault(ctx, k8sClient, operatorImage, 1)
 	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(undeploy)
 	Expect(resources.WaitDeploymentAvailable(ctx, clientset, harness.OperatorNamespace, harness.OperatorDeployment, 2*time.Minute)).To(Succeed())
 }, NodeTimeout(5*time.Minute))
+
+// undeploy removes what config/default installed, as `make undeploy` does (the CRD, and so
+// every Foo, with it), and waits for the operator's namespace to be gone: a cluster the suite
+// did not start is left as it was found. A local cluster is stopped whole instead.
+func undeploy(ctx context.Context) {
+	if _, local := cluster.(*testcluster.Local); local {
+		return
+	}
+	By("removing what config/default installed")
+	for _, object := range slices.Backward(installed) {
+		Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, object, client.PropagationPolicy(metav1.DeletePropagationBackground)))).To(Succeed())
+	}
+	suite.ExpectGone(ctx, k8sClient, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: harness.OperatorNamespace}}, 2*time.Minute)
+}
 
 // On failure, show what the processes of a local cluster said; the operator's own log is
 // printed by the spec that failed (operator.LogsOnFailure).
