@@ -80,6 +80,9 @@ type observedPod struct {
 	lines []string
 	// followedRestarts is the restart count of the container whose log is followed, -1 if none.
 	followedRestarts int32
+	// followErrors are why following a log of it failed: lines it may have logged and that no
+	// check read.
+	followErrors []error
 }
 
 // recordHandover starts recording the manager pods of namespace, their logs, the bindings
@@ -152,9 +155,19 @@ func (h *handover) lookAtPods(ctx context.Context) {
 }
 
 // follow reads the log of the current container of pod until it ends, and keeps each line.
+// A failure, but the recording's own end, is kept for denials to report.
 func (h *handover) follow(ctx context.Context, pod string) {
+	failed := func(err error) {
+		if ctx.Err() != nil {
+			return
+		}
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.pods[pod].followErrors = append(h.pods[pod].followErrors, err)
+	}
 	stream, err := clientset.CoreV1().Pods(h.namespace).GetLogs(pod, &corev1.PodLogOptions{Follow: true, Timestamps: true}).Stream(ctx)
 	if err != nil {
+		failed(fmt.Errorf("following the log of pod %s: %w", pod, err))
 		return
 	}
 	defer func() { _ = stream.Close() }()
@@ -164,6 +177,9 @@ func (h *handover) follow(ctx context.Context, pod string) {
 		h.mu.Lock()
 		h.pods[pod].lines = append(h.pods[pod].lines, scanner.Text())
 		h.mu.Unlock()
+	}
+	if err := scanner.Err(); err != nil {
+		failed(fmt.Errorf("reading the log of pod %s: %w", pod, err))
 	}
 }
 
@@ -278,18 +294,29 @@ func (h *handover) podsSeen() string {
 }
 
 // denials are the requests the manager pods logged as denied, with the time the kubelet
-// recorded for each line.
-func (h *handover) denials() []denial {
+// recorded for each line; problems say why the logs cannot vouch for that: a log that could
+// not be followed, a pod seen running that logged nothing read (a manager logs as it
+// starts), a denial whose time cannot be read.
+func (h *handover) denials() (denials []denial, problems []string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	var denials []denial
 	for name, pod := range h.pods {
+		for _, err := range pod.followErrors {
+			problems = append(problems, err.Error())
+		}
+		if !pod.firstRunning.IsZero() && len(pod.lines) == 0 {
+			problems = append(problems, "pod "+name+" ran, but no line of its log was read")
+		}
 		for _, line := range pod.lines {
-			if d, ok := deniedLine(name, line); ok {
+			d, ok, err := deniedLine(name, line)
+			if err != nil {
+				problems = append(problems, err.Error())
+			}
+			if ok {
 				denials = append(denials, d)
 			}
 		}
 	}
 	sort.Slice(denials, func(i, j int) bool { return denials[i].at.Before(denials[j].at) })
-	return denials
+	return denials, problems
 }

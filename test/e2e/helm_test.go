@@ -26,11 +26,14 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
+	"github.com/example/foo-operator/test/harness/suite"
 )
 
 // helmJourney installs the operator with Helm as a user of a cluster without OLM does: the
@@ -77,14 +80,19 @@ func helmJourney() {
 	}, SpecTimeout(8*time.Minute))
 
 	It("removes the operator with helm uninstall, and keeps the CRD and every Foo", func(ctx context.Context) {
+		// The pods are found by the Deployment's selector as it was before the uninstall: once the
+		// Deployment is gone, it can no longer say which pods were its own.
+		deployment := &appsv1.Deployment{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: operatorNamespace, Name: operatorDeployment}, deployment)).To(Succeed())
+		selector, err := metav1.LabelSelectorAsSelector(deployment.Spec.Selector)
+		Expect(err).NotTo(HaveOccurred())
 		run(ctx, workDir, tools.helm, "uninstall", release, "--namespace", operatorNamespace, "--wait")
+		suite.ExpectGone(ctx, k8sClient, deployment, installTimeout)
 		Eventually(func() ([]string, error) {
-			pods, err := installedOperator(operatorNamespace).Pods(ctx)
-			if client.IgnoreNotFound(err) != nil {
-				return nil, err
-			}
-			return names(pods), nil
-		}).WithContext(ctx).WithTimeout(installTimeout).Should(BeEmpty(), "the operator's pods after helm uninstall")
+			var pods corev1.PodList
+			err := k8sClient.List(ctx, &pods, client.InNamespace(operatorNamespace), client.MatchingLabelsSelector{Selector: selector})
+			return names(pods.Items), err
+		}).WithContext(ctx).WithTimeout(installTimeout).Should(BeEmpty(), "the operator's pods (%s) after helm uninstall", selector)
 		crd := &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}
 		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(crd), crd)).To(Succeed(), "the CRD, kept by the chart")
 		Expect(crd.DeletionTimestamp).To(BeNil(), "the CRD is being deleted")

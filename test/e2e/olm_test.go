@@ -182,22 +182,28 @@ type denial struct {
 }
 
 // deniedRequests returns the requests that the operator's pods in namespace (their
-// containers' current and previous runs) logged as denied.
+// containers' current and previous runs) logged as denied. A log it cannot read, or a line
+// whose time it cannot read, fails the spec: no log read must not pass for no denial.
 func deniedRequests(ctx context.Context, namespace string) []denial {
+	GinkgoHelper()
 	var pods corev1.PodList
-	if err := k8sClient.List(ctx, &pods, client.InNamespace(namespace), client.MatchingLabels{"control-plane": "controller-manager"}); err != nil {
-		return nil
-	}
+	Expect(k8sClient.List(ctx, &pods, client.InNamespace(namespace), client.MatchingLabels{"control-plane": "controller-manager"})).
+		To(Succeed(), "listing the operator's pods in %s", namespace)
+	Expect(pods.Items).NotTo(BeEmpty(), "the operator's pods in %s, whose logs tell of denials", namespace)
 	var denials []denial
 	for _, pod := range pods.Items {
-		for _, previous := range []bool{false, true} {
+		runs := []bool{false}
+		if len(pod.Status.ContainerStatuses) > 0 && pod.Status.ContainerStatuses[0].RestartCount > 0 {
+			runs = append(runs, true)
+		}
+		for _, previous := range runs {
 			logs, err := clientset.CoreV1().Pods(namespace).GetLogs(pod.Name,
 				&corev1.PodLogOptions{Previous: previous, Timestamps: true}).DoRaw(ctx)
-			if err != nil {
-				continue
-			}
+			Expect(err).NotTo(HaveOccurred(), "reading the log of pod %s (previous run: %t)", pod.Name, previous)
 			for _, line := range strings.Split(string(logs), "\n") {
-				if d, ok := deniedLine(pod.Name, line); ok {
+				d, ok, err := deniedLine(pod.Name, line)
+				Expect(err).NotTo(HaveOccurred())
+				if ok {
 					denials = append(denials, d)
 				}
 			}
@@ -209,14 +215,17 @@ func deniedRequests(ctx context.Context, namespace string) []denial {
 // deniedLine tells whether a line of pod's log, read with the kubelet's timestamps, tells of
 // a denial, and which. The time is the kubelet's, not the line's own: client-go's event
 // broadcaster logs in klog's text format, which has no year, and the manager in JSON.
-func deniedLine(pod, line string) (denial, bool) {
+func deniedLine(pod, line string) (denial, bool, error) {
 	stamp, text, found := strings.Cut(line, " ")
 	if !found || !forbidden.MatchString(text) {
-		return denial{}, false
+		return denial{}, false, nil
 	}
 	d := newDenial(pod, text)
-	d.at, _ = time.Parse(time.RFC3339Nano, stamp)
-	return d, true
+	var err error
+	if d.at, err = time.Parse(time.RFC3339Nano, stamp); err != nil {
+		return d, true, fmt.Errorf("the kubelet's timestamp of a denial in the log of pod %s: %w: %s", pod, err, line)
+	}
+	return d, true, nil
 }
 
 // newDenial is the denial a log line of pod tells of: who was denied what, where (its time

@@ -112,7 +112,9 @@ func olmFaultsJourney() {
 			decidedBy := authorized.Add(handoverPollInterval)
 			var lag, late []string
 			atTheEdge := 0
-			for _, d := range recorded.denials() {
+			denials, problems := recorded.denials()
+			Expect(problems).To(BeEmpty(), "the managers' logs, which must have been read whole to tell that no request was denied")
+			for _, d := range denials {
 				if d.at.After(decidedBy) {
 					late = append(late, d.at.Format(time.StampMilli)+" "+d.pod+": "+d.line)
 					continue

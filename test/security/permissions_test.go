@@ -19,7 +19,6 @@ package security
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"regexp"
 	"slices"
 	"strings"
@@ -81,8 +80,8 @@ var permissionEntries = []permissionEntry{
 	{harness.LeaderElectionPermissions[0], "Role", leaderElectionRole, neverLeads, nil},
 	{harness.LeaderElectionPermissions[1], "Role", leaderElectionRole, neverLeads, nil},
 	{harness.LeaderElectionPermissions[2], "Role", leaderElectionRole, leaseNeverMade, nil},
-	{harness.MetricsAuthPermissions[0], "ClusterRole", metricsAuthRole, scrapeRefused, nil},
-	{harness.MetricsAuthPermissions[1], "ClusterRole", metricsAuthRole, scrapeRefused, nil},
+	{harness.MetricsAuthPermissions[0], "ClusterRole", metricsAuthRole, scrapeNotAuthenticated, nil},
+	{harness.MetricsAuthPermissions[1], "ClusterRole", metricsAuthRole, scrapeNotAuthorized, nil},
 }
 
 const (
@@ -282,18 +281,30 @@ var (
 		},
 	}
 
-	scrapeRefused = brokenBehaviour{
-		what: "a scrape of the metrics by a token bound to metrics-reader is refused",
+	// Without TokenReviews the manager cannot learn who a scraper's token is: controller-runtime's
+	// filter answers 500 "Authentication failed". Exactly that, so that a handler that fails
+	// for another reason does not pass for the missing permission.
+	scrapeNotAuthenticated = scrapeRefused("the manager cannot authenticate it", "Authentication failed")
+	// Without SubjectAccessReviews it cannot ask whether the scraper may read the metrics: 500
+	// "Authorization for user <the reader> failed".
+	scrapeNotAuthorized = scrapeRefused("the manager cannot authorize it", "Authorization for user system:serviceaccount:")
+)
+
+// scrapeRefused is the behaviour of a scrape by a token bound to metrics-reader that the
+// manager answers, for quietPeriod, with HTTP 500 and a body that starts with bodyPrefix.
+func scrapeRefused(why, bodyPrefix string) brokenBehaviour {
+	return brokenBehaviour{
+		what: "a scrape of the metrics by a token bound to metrics-reader is refused: " + why,
 		observe: func(ctx context.Context, manager *managerprocess.Manager, _ string) {
 			GinkgoHelper()
 			token := metricsReaderToken(ctx, harness.MetricsReaderRole)
-			Consistently(func() int {
-				status, _ := scrape(ctx, manager, token)
-				return status
-			}).WithContext(ctx).WithTimeout(quietPeriod).ShouldNot(Equal(http.StatusOK), "the answer to a scrape with a reader's token")
+			Consistently(func() string {
+				status, body := scrape(ctx, manager, token)
+				return fmt.Sprintf("HTTP %d: %s", status, body)
+			}).WithContext(ctx).WithTimeout(quietPeriod).Should(HavePrefix("HTTP 500: "+bodyPrefix), "the answer to a scrape with a reader's token")
 		},
 	}
-)
+}
 
 // consistentlyNoStatus checks that the Foo namespace/name gets no status for quietPeriod.
 func consistentlyNoStatus(ctx context.Context, namespace, name string) {
