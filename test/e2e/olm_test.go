@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -145,8 +146,15 @@ func csvPhasesSince(csv *operatorsv1alpha1.ClusterServiceVersion, since time.Tim
 // installedOperator is the operator's Deployment in namespace, as OLM installed it: its
 // pods, their restarts and its leader Lease.
 func installedOperator(namespace string) *suite.InstalledOperator {
-	return &suite.InstalledOperator{Client: k8sClient, Clientset: clientset, Namespace: namespace, LogDir: keptLogDir()}
+	operator, _ := installedOperators.LoadOrStore(namespace,
+		&suite.InstalledOperator{Client: k8sClient, Clientset: clientset, Namespace: namespace, LogDir: keptLogDir()})
+	return operator.(*suite.InstalledOperator)
 }
+
+// installedOperators holds one InstalledOperator per namespace for the whole run: it
+// remembers the restarts of every pod it has seen, so that the restarts of a pod an upgrade
+// replaced still count in its Restarts.
+var installedOperators sync.Map
 
 // expectManagerRunning waits until the operator's one pod in namespace runs image, ready.
 func expectManagerRunning(ctx context.Context, namespace, image string) *corev1.Pod {
