@@ -28,6 +28,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/example/foo-operator/test/benchmark/report"
 )
 
 // driveInterleaved drives every implementation's pod events in alternating rounds (ours,
@@ -113,7 +115,7 @@ func driveRound(ctx context.Context, opts options, c *cluster, impl *implementat
 			impl.result.Missed++
 			continue
 		}
-		impl.events = append(impl.events, eventRecord{pod: podKey, foo: foo, delete: event.delete, sent: sent, answered: answered, seen: seen})
+		impl.events = append(impl.events, report.Event{Pod: podKey, Foo: foo, Deletion: event.delete, Sent: sent, Answered: answered, Seen: seen})
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -126,7 +128,7 @@ func driveRound(ctx context.Context, opts options, c *cluster, impl *implementat
 // finishEvents reads what the implementation's events cost, once it is idle again.
 func finishEvents(ctx context.Context, opts options, c *cluster, impl *implementation, dir string) error {
 	p, result := impl.proc, impl.result
-	if err := waitIdle(ctx, opts, c, impl); err != nil {
+	if err := waitIdle(ctx, opts.settle, c, impl); err != nil {
 		return err
 	}
 	requests, err := p.requestsByVerb(ctx)
@@ -161,24 +163,7 @@ func finishEvents(ctx context.Context, opts options, c *cluster, impl *implement
 	result.StatusWriteConflicts = int(conflicts - impl.conflictsReady)
 	result.HappyFlips, result.Transitions = impl.obs.counts()
 	result.PeakHeapBytes = max(result.HeapAfterSyncBytes, result.HeapAfterEventsBytes)
-	var latencies, deletions, creations, podWrites []time.Duration
-	for _, event := range impl.events {
-		// The pod event happened when its write was stored, which the apiserver's answer
-		// tells; how long the write itself took is the apiserver's, recorded apart.
-		latency := event.seen.Sub(event.answered)
-		latencies = append(latencies, latency)
-		podWrites = append(podWrites, event.answered.Sub(event.sent))
-		if event.delete {
-			deletions = append(deletions, latency)
-		} else {
-			creations = append(creations, latency)
-		}
-	}
-	result.LatenciesMillis, result.Latency = summarize(latencies)
-	result.P99Interval = bootstrapInterval(result.LatenciesMillis, 0.99)
-	_, result.DeletionLatency = summarize(deletions)
-	_, result.CreationLatency = summarize(creations)
-	_, result.PodWrite = summarize(podWrites)
+	result.SummarizeLatencies(impl.events)
 	klog.InfoS("Drove the pod events", "implementation", impl.name, "events", driven, "missed", result.Missed)
 	return nil
 }
@@ -210,7 +195,7 @@ func measureBursts(ctx context.Context, opts options, c *cluster, impl *implemen
 	if err := p.WaitReady(ctx, 10*time.Minute); err != nil {
 		return err
 	}
-	if err := waitIdle(ctx, opts, c, impl); err != nil {
+	if err := waitIdle(ctx, opts.settle, c, impl); err != nil {
 		return err
 	}
 
@@ -250,7 +235,7 @@ func measureBursts(ctx context.Context, opts options, c *cluster, impl *implemen
 	klog.InfoS("Measured the bursts", "implementation", impl.name, "pods", len(keys),
 		"createdToAllHappy", fmt.Sprintf("%.2fs", impl.result.BurstCreateSeconds),
 		"deletedToAllUnhappy", fmt.Sprintf("%.2fs", impl.result.BurstDeleteSeconds))
-	return waitIdle(ctx, opts, c, impl)
+	return waitIdle(ctx, opts.settle, c, impl)
 }
 
 // podEvent is one pod event the benchmark drives: deleting or creating again the friend pod

@@ -30,6 +30,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
+	"github.com/example/foo-operator/test/benchmark/fooapi"
+	"github.com/example/foo-operator/test/benchmark/report"
 )
 
 // implementation is one of the compared controllers in one scenario: its Foos, its
@@ -46,38 +48,29 @@ type implementation struct {
 
 	proc   runner
 	obs    *observer
-	result *Result
-	events []eventRecord
+	result *report.Result
+	events []report.Event
 	// writesReady is the apiserver's count of its status writes once it was ready.
 	writesReady, conflictsReady float64
-}
-
-// eventRecord is one pod event driven for an implementation and when its effect was seen.
-type eventRecord struct {
-	pod, foo types.NamespacedName
-	delete   bool
-	// sent is when the benchmark sent the pod's create or delete, answered when the
-	// apiserver answered it, seen when the benchmark's watch saw the Foo change.
-	sent, answered, seen time.Time
 }
 
 // newImplementations lists the implementations to run in a scenario with the given pods.
 func newImplementations(opts options, pods int) []*implementation {
 	var impls []*implementation
 	for _, name := range opts.implementations {
-		if name == naive && pods > opts.naiveMaxPods {
+		if name == report.Naive && pods > opts.naiveMaxPods {
 			klog.InfoS("Leaving the naive design out: it copies every pod on every reconcile, which takes too long at this size",
 				"pods", pods, "naiveMaxPods", opts.naiveMaxPods)
 			continue
 		}
 		group := tutorialv1.GroupVersion.Group
-		if name != ours {
+		if name != report.Ours {
 			group = name + ".bench.my.domain"
 		}
 		impls = append(impls, &implementation{
 			name: name, group: group, index: len(impls),
 			expected: map[types.NamespacedName]bool{},
-			result:   &Result{Implementation: name},
+			result:   &report.Result{Implementation: name},
 		})
 	}
 	return impls
@@ -92,7 +85,7 @@ func (impl *implementation) args(opts options) []string {
 		level = "2"
 	}
 	args := []string{"--zap-log-level=" + level, "--zap-time-encoding=rfc3339nano"}
-	if impl.name == ours {
+	if impl.name == report.Ours {
 		return append(args, opts.managerArgs...)
 	}
 	return append(args, "--group="+impl.group)
@@ -102,7 +95,7 @@ func (impl *implementation) args(opts options) []string {
 // as the operator's pod on the cluster's node. Each branch checks its own error: a nil
 // *operatorPod or *process returned as a runner would be a runner that is not nil.
 func (impl *implementation) start(ctx context.Context, opts options, c *cluster, logPath string) (runner, error) {
-	if impl.name == ours && opts.inCluster {
+	if impl.name == report.Ours && opts.inCluster {
 		p, err := startOperatorPod(ctx, c, c.operatorImage, impl.args(opts), logPath)
 		if err != nil {
 			return nil, err
@@ -152,9 +145,9 @@ func startImplementation(ctx context.Context, opts options, c *cluster, impl *im
 	// A process can look idle while its first lists are still on their way, before its
 	// startup pass has begun; once it has used no CPU for a while too, it is done.
 	for _, wait := range []func() error{
-		func() error { return waitIdle(ctx, opts, c, impl) },
+		func() error { return waitIdle(ctx, opts.settle, c, impl) },
 		func() error { _, err := waitCPUIdle(ctx, opts.settle, p); return err },
-		func() error { return waitIdle(ctx, opts, c, impl) },
+		func() error { return waitIdle(ctx, opts.settle, c, impl) },
 	} {
 		if err := wait(); err != nil {
 			return err
@@ -184,9 +177,9 @@ func startImplementation(ctx context.Context, opts options, c *cluster, impl *im
 	return nil
 }
 
-// waitIdle waits until the process has made no API request for opts.settle and every one
-// of its Foos shows the status its friend's existence calls for.
-func waitIdle(ctx context.Context, opts options, c *cluster, impl *implementation) error {
+// waitIdle waits until the process has made no API request for settle and every one of its
+// Foos shows the status its friend's existence calls for.
+func waitIdle(ctx context.Context, settle time.Duration, c *cluster, impl *implementation) error {
 	const poll = 250 * time.Millisecond
 	p := impl.proc
 	deadline := time.Now().Add(15 * time.Minute)
@@ -199,7 +192,7 @@ func waitIdle(ctx context.Context, opts options, c *cluster, impl *implementatio
 		}
 		if !maps.Equal(requests, last) {
 			last, quietSince = requests, time.Now()
-		} else if time.Since(quietSince) >= opts.settle {
+		} else if time.Since(quietSince) >= settle {
 			correct, why, err := c.statusesCorrect(ctx, impl)
 			if err != nil {
 				return err
@@ -256,4 +249,49 @@ func waitCPUIdle(ctx context.Context, settle time.Duration, p runner) (float64, 
 		}
 	}
 	return last, nil
+}
+
+// explainSlowest breaks down the implementation's slowest events from its log, which is
+// complete once its process has ended. The naive design logs none of the moments.
+func explainSlowest(ctx context.Context, impl *implementation) error {
+	if impl.name == report.Naive {
+		return nil
+	}
+	log, err := readLog(ctx, impl)
+	if err != nil {
+		return err
+	}
+	return impl.result.ExplainSlowest(log, impl.events)
+}
+
+// controllerRuntimeWorkersStarted is the message controller-runtime logs when a controller
+// starts its workers, which it does once the caches have synced. It is controller-runtime's
+// own, so it is named here rather than in internal/controller.
+const controllerRuntimeWorkersStarted = "Starting workers"
+
+// syncedAt reads from the implementation's log when it knew every pod and Foo: the first
+// "Starting workers" of ours (controller-runtime starts its workers once the caches have
+// synced), "Listed pods and Foos" of the floor. The naive design logs neither.
+func syncedAt(ctx context.Context, impl *implementation) (time.Time, bool, error) {
+	message := map[string]string{report.Ours: controllerRuntimeWorkersStarted, report.Floor: fooapi.LogFloorListed}[impl.name]
+	if message == "" {
+		return time.Time{}, false, nil
+	}
+	log, err := readLog(ctx, impl)
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	if at, ok := log.FirstLogged(message); ok {
+		return at, true, nil
+	}
+	return time.Time{}, false, fmt.Errorf("%s never logged %q", impl.proc.LogHint(), message)
+}
+
+// readLog reads the log of the implementation's process so far.
+func readLog(ctx context.Context, impl *implementation) (*report.Log, error) {
+	path, err := impl.proc.Log(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return report.ReadLog(path)
 }

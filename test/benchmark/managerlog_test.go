@@ -27,6 +27,7 @@ import (
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
 	localprocess "github.com/example/foo-operator/hack/localcluster/process"
+	"github.com/example/foo-operator/test/benchmark/report"
 	"github.com/example/foo-operator/test/harness"
 )
 
@@ -49,8 +50,8 @@ func TestBreakDownReadsTheManagersOwnLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := options{
-		implementations: []string{ours},
-		binaries:        map[string]string{ours: binary},
+		implementations: []string{report.Ours},
+		binaries:        map[string]string{report.Ours: binary},
 		managerArgs:     tuning,
 		crdDir:          filepath.Join(harness.RepoRoot, "config", "crd", "bases"),
 		// The defaults of the benchmark's flags.
@@ -83,7 +84,7 @@ func TestBreakDownReadsTheManagersOwnLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(impl.obs.stop)
-	if impl.proc, err = impl.start(ctx, opts, c, filepath.Join(dir, ours+".log")); err != nil {
+	if impl.proc, err = impl.start(ctx, opts, c, filepath.Join(dir, report.Ours+".log")); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(impl.proc.stop)
@@ -113,11 +114,7 @@ func TestBreakDownReadsTheManagersOwnLog(t *testing.T) {
 
 	// The log is complete once the manager has ended, as the benchmark reads it.
 	impl.proc.stop()
-	path, err := impl.proc.Log(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines, err := readLog(path)
+	log, err := readLog(ctx, impl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,22 +122,22 @@ func TestBreakDownReadsTheManagersOwnLog(t *testing.T) {
 		t.Errorf("the time the manager's caches synced was not found in its log: %v", err)
 	}
 	for _, event := range impl.events {
-		breakdown, ok := breakDown(event, lines)
+		breakdown, ok := log.BreakDown(event)
 		if !ok {
-			t.Errorf("the event of pod %s (deletion: %t) was not matched with the lines of the manager's log", event.pod, event.delete)
+			t.Errorf("the event of pod %s (deletion: %t) was not matched with the lines of the manager's log", event.Pod, event.Deletion)
 			continue
 		}
-		t.Logf("The event of pod %s (deletion: %t), in milliseconds: %v", event.pod, event.delete, breakdown.Stages)
+		t.Logf("The event of pod %s (deletion: %t), in milliseconds: %v", event.Pod, event.Deletion, breakdown.Stages)
 		// The manager's reconciles go through a work queue, so each starts after the pod
 		// event that queued it; a queue of 0 is the floor's reading, of a log with no
 		// reconcile of the Foo in it. The status PATCH takes time too.
-		for _, stage := range []string{stageQueue, stageWrite} {
+		for _, stage := range []string{report.StageQueue, report.StageWrite} {
 			if breakdown.Stages[stage] <= 0 {
-				t.Errorf("the event of pod %s (deletion: %t) has no time in stage %q", event.pod, event.delete, stage)
+				t.Errorf("the event of pod %s (deletion: %t) has no time in stage %q", event.Pod, event.Deletion, stage)
 			}
 		}
 	}
 	if t.Failed() {
-		t.Logf("The manager's log:\n%s", localprocess.Tail(path, 60))
+		t.Logf("The manager's log:\n%s", localprocess.Tail(impl.proc.LogHint(), 60))
 	}
 }

@@ -24,18 +24,20 @@ import (
 	"time"
 
 	"k8s.io/klog/v2"
+
+	"github.com/example/foo-operator/test/benchmark/report"
 )
 
 // runScenario starts a control plane with P pods and every implementation's F Foos, starts
 // the implementations one by one, drives their pod events in alternating rounds, and then
 // measures their bursts one at a time.
-func runScenario(ctx context.Context, opts options, pods, foos, friends, run int) (*Scenario, error) {
+func runScenario(ctx context.Context, opts options, pods, foos, friends, run int) (*report.Scenario, error) {
 	w := workload{pods: pods, foos: foos, friends: friends, namespaces: opts.namespaces}
 	impls := newImplementations(opts, pods)
 	if len(impls)*friends > pods {
 		return nil, fmt.Errorf("%d implementations need %d friend pods each, more than the %d pods", len(impls), friends, pods)
 	}
-	scenario := &Scenario{
+	scenario := &report.Scenario{
 		Pods: pods, Foos: foos, Friends: friends, Events: opts.events, Namespaces: opts.namespaces, Run: run, InCluster: opts.inCluster,
 	}
 	dir := filepath.Join(opts.resultsDir, fmt.Sprintf("P%d-F%d-run%d", pods, foos, run))
@@ -119,3 +121,11 @@ func runScenario(ctx context.Context, opts options, pods, foos, friends, run int
 	}
 	return scenario, nil
 }
+
+// since, ms and mib format the figures of the driver's log lines, to the precision a reader
+// of them needs.
+func since(start time.Time) time.Duration { return time.Since(start).Round(100 * time.Millisecond) }
+
+func ms(millis float64) string { return fmt.Sprintf("%.2fms", millis) }
+
+func mib(bytes int64) string { return fmt.Sprintf("%.1f", float64(bytes)/(1<<20)) }

@@ -37,6 +37,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	watchtools "k8s.io/client-go/tools/watch"
 
+	"github.com/example/foo-operator/test/benchmark/report"
 	"github.com/example/foo-operator/test/harness"
 )
 
@@ -234,7 +235,7 @@ func restarts(pod *corev1.Pod) int32 {
 	return count
 }
 
-func (p *operatorPod) Name() string            { return ours }
+func (p *operatorPod) Name() string            { return report.Ours }
 func (p *operatorPod) Started() time.Time      { return p.started }
 func (p *operatorPod) Exited() <-chan struct{} { return p.exited }
 func (p *operatorPod) LogHint() string         { return p.logPath }
@@ -313,7 +314,7 @@ func (p *operatorPod) heapAfterGCBytes(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return heapAlloc(body, ours)
+	return heapAlloc(body, report.Ours)
 }
 
 func (p *operatorPod) profileCPU(ctx context.Context, duration time.Duration, path string) error {

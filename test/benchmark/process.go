@@ -34,13 +34,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/example/foo-operator/hack/localcluster/managerprocess"
-)
-
-// The implementations, by the names the flags and the report use.
-const (
-	ours  = "ours"
-	naive = "naive"
-	floor = "floor"
+	"github.com/example/foo-operator/test/benchmark/report"
 )
 
 // clockTicksPerSecond is the unit of the CPU times in /proc/PID/stat (USER_HZ), which is
@@ -93,7 +87,7 @@ func startProcess(name, binary string, extraArgs []string, kubeconfig, logPath s
 		Name: strings.TrimSuffix(filepath.Base(logPath), ".log"), LogDir: filepath.Dir(logPath),
 		Binary: binary, Kubeconfig: kubeconfig, Args: extraArgs,
 		// The references serve plain metrics by themselves.
-		PlainMetrics: name == ours, Pprof: true,
+		PlainMetrics: name == report.Ours, Pprof: true,
 	})
 	if err != nil {
 		return nil, err

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package report
 
 import (
 	"fmt"
@@ -28,7 +28,7 @@ import (
 
 // The plot is plain SVG written here, so that the benchmark needs no plotting library.
 
-var colors = map[string]string{ours: "#1f77b4", naive: "#d62728", floor: "#2ca02c"}
+var colors = map[string]string{Ours: "#1f77b4", Naive: "#d62728", Floor: "#2ca02c"}
 
 const (
 	panelWidth  = 460.0
@@ -52,19 +52,19 @@ type chart struct {
 	series                []series
 }
 
-// writeSVG draws the latency CDF of every scenario, then memory and CPU per event against
-// the number of pods for each number of Foos.
-func writeSVG(path string, report *Report) error {
+// SavePlot writes to path an SVG of the latency CDF of every scenario, then of memory and
+// CPU per event against the number of pods for each number of Foos.
+func (r *Report) SavePlot(path string) error {
 	var charts []chart
-	for _, s := range report.Scenarios {
+	for _, s := range r.Scenarios {
 		c := chart{
 			title:  fmt.Sprintf("Latency CDF, P=%d F=%d E=%d, run %d", s.Pods, s.Foos, s.Events, s.Run),
 			xLabel: "pod event to Foo status seen (ms)", yLabel: "fraction of events", xLog: true,
 		}
-		for _, r := range s.Results {
-			line := series{name: r.Implementation, color: colors[r.Implementation], step: true}
-			for i, latency := range r.LatenciesMillis {
-				line.points = append(line.points, [2]float64{latency, float64(i+1) / float64(len(r.LatenciesMillis))})
+		for _, result := range s.Results {
+			line := series{name: result.Implementation, color: colors[result.Implementation], step: true}
+			for i, latency := range result.LatenciesMillis {
+				line.points = append(line.points, [2]float64{latency, float64(i+1) / float64(len(result.LatenciesMillis))})
 			}
 			c.series = append(c.series, line)
 		}
@@ -74,31 +74,31 @@ func writeSVG(path string, report *Report) error {
 	// runs only.
 	groups := map[int]bool{}
 	group := func(s *Scenario) int {
-		if report.FoosPerPod > 0 {
+		if r.FoosPerPod > 0 {
 			return 0
 		}
 		return s.Foos
 	}
-	for _, s := range report.Scenarios {
+	for _, s := range r.Scenarios {
 		groups[group(s)] = true
 	}
 	for _, f := range slices.Sorted(maps.Keys(groups)) {
 		foos := fmt.Sprintf("F=%d", f)
-		if report.FoosPerPod > 0 {
-			foos = fmt.Sprintf("F=%g×P", report.FoosPerPod)
+		if r.FoosPerPod > 0 {
+			foos = fmt.Sprintf("F=%g×P", r.FoosPerPod)
 		}
 		memory := chart{title: fmt.Sprintf("Memory vs P, %s: peak RSS, heap after GC (dashed)", foos), xLabel: "pods (P)", yLabel: "MiB", yLog: true}
 		cpu := chart{title: fmt.Sprintf("CPU per pod event vs P, %s", foos), xLabel: "pods (P)", yLabel: "CPU ms per event", yLog: true}
-		for _, name := range []string{ours, naive, floor} {
+		for _, name := range []string{Ours, Naive, Floor} {
 			rss := series{name: name + " RSS", color: colors[name]}
 			heap := series{name: name + " heap", color: colors[name], dashed: true}
 			perEvent := series{name: name, color: colors[name]}
-			for _, s := range report.Scenarios {
-				if r := s.result(name); r != nil && group(s) == f && s.Run == 1 {
+			for _, s := range r.Scenarios {
+				if result := s.result(name); result != nil && group(s) == f && s.Run == 1 {
 					p := float64(s.Pods)
-					rss.points = append(rss.points, [2]float64{p, float64(r.PeakRSSBytes) / (1 << 20)})
-					heap.points = append(heap.points, [2]float64{p, float64(r.PeakHeapBytes) / (1 << 20)})
-					perEvent.points = append(perEvent.points, [2]float64{p, max(r.CPUPerEventMillis, 0.01)})
+					rss.points = append(rss.points, [2]float64{p, float64(result.PeakRSSBytes) / (1 << 20)})
+					heap.points = append(heap.points, [2]float64{p, float64(result.PeakHeapBytes) / (1 << 20)})
+					perEvent.points = append(perEvent.points, [2]float64{p, max(result.CPUPerEventMillis, 0.01)})
 				}
 			}
 			for _, line := range []*series{&rss, &heap, &perEvent} {

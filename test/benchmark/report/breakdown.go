@@ -14,15 +14,13 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package report
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"slices"
 	"sort"
@@ -31,7 +29,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/example/foo-operator/internal/controller"
-	"github.com/example/foo-operator/test/benchmark/fooapi"
 )
 
 // The breakdown of an event splits its latency at the moments the implementation logs at
@@ -50,16 +47,28 @@ import (
 //	written -> seen       the Foo's watch event reaching the benchmark (0 where the watch
 //	                      was faster than the writer's logging of the answer)
 //
-// All four come from the same clock: every process runs on this machine.
+// All four come from the same clock: every process runs on this machine. The names of the
+// stages are the keys of EventBreakdown.Stages and of Result.StageMediansMillis.
 const (
-	stagePodWrite = "pod write, before the event"
-	stageDelivery = "pod watch delivery"
-	stageQueue    = "work queue"
-	stageWrite    = "reconcile + status PATCH"
-	stageSeen     = "Foo watch to the benchmark"
+	StagePodWrite = "pod write, before the event"
+	StageDelivery = "pod watch delivery"
+	StageQueue    = "work queue"
+	StageWrite    = "reconcile + status PATCH"
+	StageSeen     = "Foo watch to the benchmark"
 )
 
-var stages = []string{stagePodWrite, stageDelivery, stageQueue, stageWrite, stageSeen}
+// stages are the stages in the order they happen, which is the order of the columns.
+var stages = []string{StagePodWrite, StageDelivery, StageQueue, StageWrite, StageSeen}
+
+// Event is one pod event the benchmark drove for an implementation: the pod it created or
+// deleted, the Foo that names it, and when its effect was seen.
+type Event struct {
+	Pod, Foo types.NamespacedName
+	Deletion bool
+	// Sent is when the benchmark sent the pod's create or delete, Answered when the
+	// apiserver answered it, Seen when the benchmark's watch saw the Foo change.
+	Sent, Answered, Seen time.Time
+}
 
 // EventBreakdown is one event's latency, split into the stages above, in milliseconds.
 type EventBreakdown struct {
@@ -69,7 +78,14 @@ type EventBreakdown struct {
 	Stages        map[string]float64 `json:"stagesMillis"`
 }
 
-// logLine is what the breakdown reads from a JSON log line of the manager or the floor.
+// Log is what the breakdown reads from the zap JSON log of the manager or the floor: the
+// moments it logged, in order of time.
+type Log struct {
+	path  string
+	lines []logLine
+}
+
+// logLine is one moment of a Log.
 type logLine struct {
 	at   time.Time
 	msg  string
@@ -78,120 +94,94 @@ type logLine struct {
 	fine bool // happy, on status lines
 }
 
-// explainSlowest splits the latency of the implementation's slowest 1% of events (at least
-// one), and gives the median of every stage over all its events, from its log.
-func explainSlowest(ctx context.Context, impl *implementation) error {
-	if impl.name == naive || len(impl.events) == 0 {
+// ExplainSlowest splits the latency of the slowest 1% of events (at least one) at the
+// moments of log, and gives the median of every stage over all the events it could match.
+func (r *Result) ExplainSlowest(log *Log, events []Event) error {
+	if len(events) == 0 {
 		return nil
 	}
-	path, err := impl.proc.Log(ctx)
-	if err != nil {
-		return err
-	}
-	lines, err := readLog(path)
-	if err != nil {
-		return err
-	}
 	var all []EventBreakdown
-	for _, event := range impl.events {
-		if breakdown, ok := breakDown(event, lines); ok {
+	for _, event := range events {
+		if breakdown, ok := log.BreakDown(event); ok {
 			all = append(all, breakdown)
 		}
 	}
-	impl.result.BrokenDown = len(all)
+	r.BrokenDown = len(all)
 	if len(all) == 0 {
-		return fmt.Errorf("no event could be matched with the lines of %s: does it log at V(2)?", path)
+		return fmt.Errorf("no event could be matched with the lines of %s: does it log at V(2)?", log.path)
 	}
-	impl.result.StageMediansMillis = map[string]float64{}
+	r.StageMediansMillis = map[string]float64{}
 	for _, stage := range stages {
 		values := make([]float64, len(all))
 		for i, breakdown := range all {
 			values[i] = breakdown.Stages[stage]
 		}
 		slices.Sort(values)
-		impl.result.StageMediansMillis[stage] = percentile(values, 0.5)
+		r.StageMediansMillis[stage] = percentile(values, 0.5)
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].LatencyMillis > all[j].LatencyMillis })
-	impl.result.Slowest = all[:max(1, len(all)/100)]
+	r.Slowest = all[:max(1, len(all)/100)]
 	return nil
 }
 
-// breakDown finds the moments of one event in the implementation's log lines: the first
-// pod event for its pod after it was sent, the first reconcile of its Foo after that, and
-// the first status write of its Foo with the new value after that.
-func breakDown(event eventRecord, lines []logLine) (EventBreakdown, bool) {
-	happy := !event.delete
+// BreakDown finds the moments of one event in the log: the first pod event for its pod
+// after it was sent, the first reconcile of its Foo after that, and the first status write
+// of its Foo with the new value after that.
+func (l *Log) BreakDown(event Event) (EventBreakdown, bool) {
+	happy := !event.Deletion
 	find := func(from time.Time, match func(logLine) bool) (time.Time, bool) {
-		i := sort.Search(len(lines), func(i int) bool { return !lines[i].at.Before(from) })
+		i := sort.Search(len(l.lines), func(i int) bool { return !l.lines[i].at.Before(from) })
 		// The benchmark's watch may see a write before the writer has logged its answer.
-		for ; i < len(lines) && !lines[i].at.After(event.seen.Add(time.Second)); i++ {
-			if match(lines[i]) {
-				return lines[i].at, true
+		for ; i < len(l.lines) && !l.lines[i].at.After(event.Seen.Add(time.Second)); i++ {
+			if match(l.lines[i]) {
+				return l.lines[i].at, true
 			}
 		}
 		return time.Time{}, false
 	}
-	delivered, ok := find(event.sent, func(l logLine) bool { return l.msg == controller.LogPodEvent && l.pod == event.pod })
+	delivered, ok := find(event.Sent, func(line logLine) bool { return line.msg == controller.LogPodEvent && line.pod == event.Pod })
 	if !ok {
 		return EventBreakdown{}, false
 	}
-	started, ok := find(delivered, func(l logLine) bool { return l.msg == controller.LogReconciling && l.foo == event.foo })
+	started, ok := find(delivered, func(line logLine) bool { return line.msg == controller.LogReconciling && line.foo == event.Foo })
 	if !ok {
 		// The floor writes straight from the watch.
 		started = delivered
 	}
-	written, ok := find(started, func(l logLine) bool {
-		return l.msg == controller.LogUpdatedStatus && l.foo == event.foo && l.fine == happy
+	written, ok := find(started, func(line logLine) bool {
+		return line.msg == controller.LogUpdatedStatus && line.foo == event.Foo && line.fine == happy
 	})
 	if !ok {
 		return EventBreakdown{}, false
 	}
 	millis := func(from, to time.Time) float64 { return math.Max(0, float64(to.Sub(from))/float64(time.Millisecond)) }
 	return EventBreakdown{
-		Pod:           event.pod.String(),
-		Deletion:      event.delete,
-		LatencyMillis: millis(event.answered, event.seen),
+		Pod:           event.Pod.String(),
+		Deletion:      event.Deletion,
+		LatencyMillis: millis(event.Answered, event.Seen),
 		Stages: map[string]float64{
-			stagePodWrite: millis(event.sent, event.answered),
-			stageDelivery: millis(event.answered, delivered),
-			stageQueue:    millis(delivered, started),
-			stageWrite:    millis(started, written),
-			stageSeen:     millis(written, event.seen),
+			StagePodWrite: millis(event.Sent, event.Answered),
+			StageDelivery: millis(event.Answered, delivered),
+			StageQueue:    millis(delivered, started),
+			StageWrite:    millis(started, written),
+			StageSeen:     millis(written, event.Seen),
 		},
 	}, true
 }
 
-// controllerRuntimeWorkersStarted is the message controller-runtime logs when a controller
-// starts its workers, which it does once the caches have synced. It is controller-runtime's
-// own, so it is named here rather than in internal/controller.
-const controllerRuntimeWorkersStarted = "Starting workers"
-
-// syncedAt reads from the implementation's log when it knew every pod and Foo: the first
-// "Starting workers" of ours (controller-runtime starts its workers once the caches have
-// synced), "Listed pods and Foos" of the floor. The naive design logs neither.
-func syncedAt(ctx context.Context, impl *implementation) (time.Time, bool, error) {
-	message := map[string]string{ours: controllerRuntimeWorkersStarted, floor: fooapi.LogFloorListed}[impl.name]
-	if message == "" {
-		return time.Time{}, false, nil
-	}
-	path, err := impl.proc.Log(ctx)
-	if err != nil {
-		return time.Time{}, false, err
-	}
-	lines, err := readLog(path)
-	if err != nil {
-		return time.Time{}, false, err
-	}
-	for _, line := range lines {
+// FirstLogged returns when message was first logged, such as the message that says the
+// implementation knows every pod and Foo.
+func (l *Log) FirstLogged(message string) (time.Time, bool) {
+	for _, line := range l.lines {
 		if line.msg == message {
-			return line.at, true, nil
+			return line.at, true
 		}
 	}
-	return time.Time{}, false, fmt.Errorf("%s never logged %q", path, message)
+	return time.Time{}, false
 }
 
-// readLog reads the lines of a zap JSON log that the breakdown uses, in order of time.
-func readLog(path string) ([]logLine, error) {
+// ReadLog reads the lines of a zap JSON log that the breakdown uses, in order of time.
+func ReadLog(path string) (*Log, error) {
 	file, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -229,7 +219,7 @@ func readLog(path string) ([]logLine, error) {
 		lines = append(lines, line)
 	}
 	slices.SortStableFunc(lines, func(a, b logLine) int { return a.at.Compare(b.at) })
-	return lines, scanner.Err()
+	return &Log{path: path, lines: lines}, scanner.Err()
 }
 
 // parseLogTime reads zap's time stamp as the benchmark asks for it (RFC 3339 with
@@ -245,24 +235,4 @@ func parseLogTime(raw json.RawMessage) (time.Time, bool) {
 		return time.Unix(0, int64(seconds*1e6)*1e3), true
 	}
 	return time.Time{}, false
-}
-
-// bootstrapInterval returns a 95% interval of percentile q of sorted, from 2000 resamples
-// with a fixed seed: how far the figure could move with another draw of as many events.
-func bootstrapInterval(sorted []float64, q float64) [2]float64 {
-	if len(sorted) == 0 {
-		return [2]float64{}
-	}
-	random := rand.New(rand.NewPCG(1, 2))
-	estimates := make([]float64, 2000)
-	sample := make([]float64, len(sorted))
-	for i := range estimates {
-		for j := range sample {
-			sample[j] = sorted[random.IntN(len(sorted))]
-		}
-		slices.Sort(sample)
-		estimates[i] = percentile(sample, q)
-	}
-	slices.Sort(estimates)
-	return [2]float64{percentile(estimates, 0.025), percentile(estimates, 0.975)}
 }

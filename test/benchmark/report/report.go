@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package report
 
 import (
 	"encoding/json"
@@ -22,11 +22,18 @@ import (
 	"io"
 	"maps"
 	"os"
-	"runtime"
 	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
+)
+
+// The implementations the benchmark compares, by the names its flags, its tables and its
+// JSON use: the ratios and the targets set ours against the two references.
+const (
+	Ours  = "ours"
+	Naive = "naive"
+	Floor = "floor"
 )
 
 // Report is everything one run of the benchmark measured; it is written as the JSON file.
@@ -121,28 +128,6 @@ type Percentiles struct {
 	Max  float64 `json:"max"`
 }
 
-func newReport(opts options) *Report {
-	return &Report{
-		Started:    time.Now().UTC().Truncate(time.Second),
-		Events:     opts.events,
-		FoosPerPod: opts.foosPerPod,
-		Machine:    Machine{CPUs: runtime.NumCPU(), CPUModel: cpuModel(), GoVersion: runtime.Version(), OS: runtime.GOOS + "/" + runtime.GOARCH},
-	}
-}
-
-func cpuModel() string {
-	cpuinfo, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return ""
-	}
-	for _, line := range strings.Split(string(cpuinfo), "\n") {
-		if name, value, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(name) == "model name" {
-			return strings.TrimSpace(value)
-		}
-	}
-	return ""
-}
-
 func (s *Scenario) result(name string) *Result {
 	for _, r := range s.Results {
 		if r.Implementation == name {
@@ -202,32 +187,33 @@ func tableRows(s *Scenario) []row {
 	return slices.Concat(figures, requests)
 }
 
-// printTable writes one table per scenario and run: each implementation's figures, and the
-// ratios of ours to the references; then the breakdown of the slowest events.
-func printTable(out io.Writer, report *Report) {
-	for _, s := range report.Scenarios {
+// WriteTables writes one table per scenario and run: each implementation's figures, and the
+// ratios of ours to the references; then the breakdown of the slowest events; and last how
+// ours compares with the targets.
+func (r *Report) WriteTables(out io.Writer) {
+	for _, s := range r.Scenarios {
 		fmt.Fprintf(out, "\nP=%d pods, F=%d Foos each (%d naming a pod), E=%d pod events each, interleaved; %d namespaces, %d CPUs; run %d\n",
-			s.Pods, s.Foos, s.Friends, s.Events, s.Namespaces, report.Machine.CPUs, s.Run)
+			s.Pods, s.Foos, s.Friends, s.Events, s.Namespaces, r.Machine.CPUs, s.Run)
 		if s.InCluster {
 			fmt.Fprintln(out, "Ours ran as the operator's pod on a real node (CPU and peak memory from its cgroup).")
 		}
 		fmt.Fprintf(out, "A bare paginated metadata-only list of every pod: %.3fs\n", s.PodListSeconds)
 		tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 		header := "\t"
-		for _, r := range s.Results {
-			header += r.Implementation + "\t"
+		for _, result := range s.Results {
+			header += result.Implementation + "\t"
 		}
 		header += "ours/naive\tours/floor\t"
 		fmt.Fprintln(tw, header)
-		us, nv, fl := s.result(ours), s.result(naive), s.result(floor)
+		us, nv, fl := s.result(Ours), s.result(Naive), s.result(Floor)
 		for _, row := range tableRows(s) {
 			line := row.label
 			if row.unit != "" {
 				line += " (" + row.unit + ")"
 			}
 			line += "\t"
-			for _, r := range s.Results {
-				line += formatValue(row.value(r)) + "\t"
+			for _, result := range s.Results {
+				line += formatValue(row.value(result)) + "\t"
 			}
 			line += ratio(us, nv, row.value) + "\t" + ratio(us, fl, row.value) + "\t"
 			fmt.Fprintln(tw, line)
@@ -235,7 +221,7 @@ func printTable(out io.Writer, report *Report) {
 		_ = tw.Flush()
 		printBreakdown(out, s)
 	}
-	printTargets(out, report)
+	printTargets(out, r)
 }
 
 // printBreakdown writes, for each implementation that logs its moments, the median of each
@@ -311,7 +297,7 @@ func printTargets(out io.Writer, report *Report) {
 	}
 	var runs []*Scenario
 	for _, s := range report.Scenarios {
-		if s.Pods == largest.Pods && s.Foos == largest.Foos && s.result(ours) != nil {
+		if s.Pods == largest.Pods && s.Foos == largest.Foos && s.result(Ours) != nil {
 			runs = append(runs, s)
 		}
 	}
@@ -340,7 +326,7 @@ func printTargetsOfRuns(out io.Writer, runs []*Scenario) {
 		var ratios []float64
 		detail := ""
 		for _, s := range runs {
-			us, ref := s.result(ours), s.result(reference)
+			us, ref := s.result(Ours), s.result(reference)
 			if ref == nil || value(ref) == 0 {
 				return 0, "", false
 			}
@@ -356,17 +342,17 @@ func printTargetsOfRuns(out io.Writer, runs []*Scenario) {
 		limit     float64
 		value     func(*Result) float64
 	}{
-		{"p99 latency <= 1.5x floor's", floor, 1.5, func(r *Result) float64 { return r.Latency.P99 }},
-		{"p50 latency <= 1.2x floor's", floor, 1.2, func(r *Result) float64 { return r.Latency.P50 }},
-		{"CPU over the events <= 1% of naive's", naive, 0.01, func(r *Result) float64 { return r.EventsCPUSeconds }},
-		{"peak heap <= 20% of naive's", naive, 0.20, func(r *Result) float64 { return float64(r.PeakHeapBytes) }},
+		{"p99 latency <= 1.5x floor's", Floor, 1.5, func(r *Result) float64 { return r.Latency.P99 }},
+		{"p50 latency <= 1.2x floor's", Floor, 1.2, func(r *Result) float64 { return r.Latency.P50 }},
+		{"CPU over the events <= 1% of naive's", Naive, 0.01, func(r *Result) float64 { return r.EventsCPUSeconds }},
+		{"peak heap <= 20% of naive's", Naive, 0.20, func(r *Result) float64 { return float64(r.PeakHeapBytes) }},
 	} {
 		if median, detail, ok := acrossRuns(t.reference, t.value); ok {
 			check(t.name, median <= t.limit, fmt.Sprintf("median ratio %.3g (%s)", median, strings.TrimSuffix(detail, "; ")))
 		}
 	}
 	for _, s := range runs {
-		us := s.result(ours)
+		us := s.result(Ours)
 		check(fmt.Sprintf("status writes == real transitions (run %d)", s.Run), us.StatusWrites == us.Transitions,
 			fmt.Sprintf("%d writes (%d conflicts), %d transitions", us.StatusWrites, us.StatusWriteConflicts, us.Transitions))
 		// The bare list writes nothing, while every Foo here starts wrong and needs a status
@@ -388,14 +374,14 @@ func printScaling(out io.Writer, report *Report, largest, biggest *Scenario) {
 	check := func(name string, met bool, detail string) { printCheck(out, name, met, detail) }
 	var smallest *Scenario
 	for _, s := range report.Scenarios {
-		if s.Run == 1 && s.result(ours) != nil && (smallest == nil || s.Pods < smallest.Pods) {
+		if s.Run == 1 && s.result(Ours) != nil && (smallest == nil || s.Pods < smallest.Pods) {
 			smallest = s
 		}
 	}
 	if smallest == nil || smallest.Pods == largest.Pods {
 		return
 	}
-	small, big := smallest.result(ours), biggest.result(ours)
+	small, big := smallest.result(Ours), biggest.result(Ours)
 	flat := func(name string, value func(*Result) float64) {
 		a, b := value(small), value(big)
 		if a == 0 {
@@ -408,7 +394,7 @@ func printScaling(out io.Writer, report *Report, largest, biggest *Scenario) {
 	// The heap that each 1000 more pods (and their Foos) add, from one size to the next.
 	var sizes []*Scenario
 	for _, s := range report.Scenarios {
-		if s.Run == 1 && s.result(ours) != nil {
+		if s.Run == 1 && s.result(Ours) != nil {
 			sizes = append(sizes, s)
 		}
 	}
@@ -416,7 +402,7 @@ func printScaling(out io.Writer, report *Report, largest, biggest *Scenario) {
 	var slopes []float64
 	detail := ""
 	for i := 1; i < len(sizes); i++ {
-		added := float64(sizes[i].result(ours).PeakHeapBytes - sizes[i-1].result(ours).PeakHeapBytes)
+		added := float64(sizes[i].result(Ours).PeakHeapBytes - sizes[i-1].result(Ours).PeakHeapBytes)
 		pods := float64(sizes[i].Pods - sizes[i-1].Pods)
 		if pods <= 0 {
 			continue
@@ -432,8 +418,9 @@ func printScaling(out io.Writer, report *Report, largest, biggest *Scenario) {
 	}
 }
 
-func writeJSON(path string, report *Report) error {
-	data, err := json.MarshalIndent(report, "", "  ")
+// SaveJSON writes the report to path as indented JSON.
+func (r *Report) SaveJSON(path string) error {
+	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
 	}
