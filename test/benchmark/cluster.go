@@ -35,25 +35,37 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
 	"github.com/example/foo-operator/hack/localcluster"
 	"github.com/example/foo-operator/test/benchmark/fooapi"
+	"github.com/example/foo-operator/test/harness"
+	"github.com/example/foo-operator/test/testcluster"
 )
 
-// cluster is a local kube-apiserver and etcd holding one scenario's pods, and the Foos of
-// every implementation.
+// cluster holds one scenario's pods, and the Foos of every implementation: envtest's
+// kube-apiserver and etcd, or, with --in-cluster, the cluster under test (test/testcluster),
+// whose node runs ours as a pod.
 type cluster struct {
-	*localcluster.Cluster
+	config *rest.Config
+	// kubeconfig is an administrator's, for the implementations that run as processes.
+	kubeconfig string
+	clientset  kubernetes.Interface
+	// cgroups reads the node's containers' accounting, with --in-cluster.
+	cgroups testcluster.NodeCgroupReader
 	// operatorImage is the manager image in the cluster's registry, with --in-cluster.
 	operatorImage string
 	// client reads and writes pods (and ours' Foos).
 	client   client.WithWatch
 	workload workload
+	// stopCluster stops what startCluster started.
+	stopCluster func() error
 }
 
 // workload names the scenario's objects. Pod j lives in namespace j mod the number of
@@ -95,38 +107,79 @@ func startCluster(ctx context.Context, opts options, w workload, impls []*implem
 	for _, impl := range impls {
 		crds = append(crds, fooapi.CRD(base, impl.group))
 	}
-	local, err := localcluster.Start(ctx, localcluster.Options{
-		Dir:      filepath.Join(dir, "cluster"),
-		KeepLogs: true,
-		Assets:   localcluster.AssetsFromEnv(),
-		CRDs:     crds,
-		// With --in-cluster, ours runs as a pod on a real node.
-		Node: opts.inCluster, Registry: opts.inCluster,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("starting the control plane (run through `make bench`): %w", err)
-	}
-	c := &cluster{Cluster: local, workload: w}
+	c := &cluster{workload: w}
 	if opts.inCluster {
-		images, err := local.Registry.PushLayout(ctx, opts.managerImages)
-		if err != nil {
-			return nil, errors.Join(err, local.Stop())
-		}
-		if c.operatorImage = images["foo-operator:bench"]; c.operatorImage == "" {
-			return nil, errors.Join(fmt.Errorf("%s holds no image foo-operator:bench", opts.managerImages), local.Stop())
-		}
+		err = c.startUnderTest(ctx, opts, crds, dir)
+	} else {
+		err = c.startControlPlane(crds, dir)
 	}
-	// The apiserver's priority and fairness is the only limit, as for the controllers
-	// (the library's administrator configuration already has no client-side limit).
-	if c.client, err = newClient(local.Config, tutorialv1.GroupVersion.Group); err != nil {
-		return nil, errors.Join(err, local.Stop())
+	if err != nil {
+		return nil, err
+	}
+	// The apiserver's priority and fairness is the only limit, as for the controllers.
+	c.config = rest.CopyConfig(c.config)
+	c.config.QPS, c.config.Burst = -1, 0
+	if c.client, err = newClient(c.config, tutorialv1.GroupVersion.Group); err != nil {
+		return nil, errors.Join(err, c.stop())
 	}
 	for _, impl := range impls {
-		if impl.foos, err = newClient(local.Config, impl.group); err != nil {
-			return nil, errors.Join(err, local.Stop())
+		if impl.foos, err = newClient(c.config, impl.group); err != nil {
+			return nil, errors.Join(err, c.stop())
 		}
 	}
 	return c, nil
+}
+
+// startControlPlane starts envtest's kube-apiserver and etcd with the scenario's CRDs.
+func (c *cluster) startControlPlane(crds []*apiextensionsv1.CustomResourceDefinition, dir string) error {
+	controlPlane, err := harness.StartControlPlane(crds...)
+	if err != nil {
+		return fmt.Errorf("%w (run through `make bench`)", err)
+	}
+	c.config, c.clientset, c.stopCluster = controlPlane.Config, controlPlane.Clientset, controlPlane.Stop
+	c.kubeconfig = filepath.Join(dir, "admin.kubeconfig")
+	if err := controlPlane.WriteAdminKubeconfig(c.kubeconfig); err != nil {
+		return errors.Join(err, c.stop())
+	}
+	return nil
+}
+
+// startUnderTest starts the cluster under test as the suites get it (testcluster.FromEnv),
+// installs the scenario's CRDs and pushes ours' image to its registry. It must let the
+// benchmark read the accounting of ours' container on its node.
+func (c *cluster) startUnderTest(ctx context.Context, opts options, crds []*apiextensionsv1.CustomResourceDefinition, dir string) error {
+	provider, err := testcluster.FromEnv(localcluster.Options{
+		Dir: filepath.Join(dir, "cluster"), KeepLogs: true, Assets: localcluster.AssetsFromEnv(), Node: true, Registry: true,
+	}, dir)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(provider.Capabilities(), testcluster.NodeCgroups) {
+		return fmt.Errorf("--in-cluster reads ours' CPU and memory from its container's cgroup, and %s offers no way to %s",
+			provider.Description(), "read its node's container cgroups on this machine")
+	}
+	underTest, err := provider.Start(ctx)
+	if err != nil {
+		return fmt.Errorf("starting %s (run through `make bench-in-cluster`): %w", provider.Description(), err)
+	}
+	c.config, c.kubeconfig, c.stopCluster = underTest.RESTConfig(), underTest.KubeconfigPath(), underTest.Stop
+	if c.cgroups, err = testcluster.As[testcluster.NodeCgroupReader](underTest, testcluster.NodeCgroups); err != nil {
+		return errors.Join(err, c.stop())
+	}
+	if c.clientset, err = kubernetes.NewForConfig(c.config); err != nil {
+		return errors.Join(err, c.stop())
+	}
+	if _, err := envtest.InstallCRDs(c.config, envtest.CRDInstallOptions{CRDs: crds}); err != nil {
+		return errors.Join(fmt.Errorf("installing the scenario's CRDs: %w", err), c.stop())
+	}
+	images, err := underTest.ImageRegistry().PushLayout(ctx, opts.managerImages)
+	if err != nil {
+		return errors.Join(err, c.stop())
+	}
+	if c.operatorImage = images["foo-operator:bench"]; c.operatorImage == "" {
+		return errors.Join(fmt.Errorf("%s holds no image foo-operator:bench", opts.managerImages), c.stop())
+	}
+	return nil
 }
 
 // newClient returns a client for pods and for the Foos of group.
@@ -137,7 +190,7 @@ func newClient(config *rest.Config, group string) (client.WithWatch, error) {
 	return client.NewWithWatch(config, client.Options{Scheme: scheme})
 }
 
-func (c *cluster) stop() error { return c.Stop() }
+func (c *cluster) stop() error { return c.stopCluster() }
 
 // populate creates the namespaces, the pods, and every implementation's Foos.
 func (c *cluster) populate(ctx context.Context, impls []*implementation) error {
@@ -255,7 +308,7 @@ func (c *cluster) statusesCorrect(ctx context.Context, impl *implementation) (bo
 // the way a bare client would: no cache, no decoding into full objects. It returns the
 // fastest of three lists: the time below which no controller can know every pod.
 func (c *cluster) timePodList(ctx context.Context) (time.Duration, error) {
-	lister, err := metadata.NewForConfig(c.Config)
+	lister, err := metadata.NewForConfig(c.config)
 	if err != nil {
 		return 0, err
 	}

@@ -102,7 +102,7 @@ func (impl *implementation) start(ctx context.Context, opts options, c *cluster,
 		}
 		return p, nil
 	}
-	p, err := startProcess(impl.name, opts.binaries[impl.name], impl.args(opts), c.Kubeconfig, logPath)
+	p, err := startProcess(impl.name, opts.binaries[impl.name], impl.args(opts), c.kubeconfig, logPath)
 	if err != nil {
 		return nil, err
 	}

@@ -39,7 +39,7 @@ import (
 // apiserver has served, no-op and rejected writes included, and how many of them it
 // rejected for a conflict, from its apiserver_request_total metric.
 func (c *cluster) statusWrites(ctx context.Context, group string) (writes, conflicts float64, err error) {
-	clientset, err := kubernetes.NewForConfig(c.Config)
+	clientset, err := kubernetes.NewForConfig(c.config)
 	if err != nil {
 		return 0, 0, err
 	}

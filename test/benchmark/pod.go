@@ -124,7 +124,7 @@ func (p *operatorPod) configure(deployment *unstructured.Unstructured) error {
 func (p *operatorPod) findPod(ctx context.Context, timeout time.Duration) error {
 	lastSeen := "no pod yet"
 	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		pods, err := p.c.Clientset.CoreV1().Pods(harness.OperatorNamespace).List(ctx, metav1.ListOptions{
+		pods, err := p.c.clientset.CoreV1().Pods(harness.OperatorNamespace).List(ctx, metav1.ListOptions{
 			LabelSelector: "control-plane=controller-manager"})
 		if err != nil {
 			return false, err
@@ -212,7 +212,7 @@ func (p *operatorPod) watchRestarts(ctx context.Context) {
 		case <-ctx.Done():
 		}
 	}()
-	pods := cache.NewListWatchFromClient(p.c.Clientset.CoreV1().RESTClient(), "pods", p.pod.Namespace,
+	pods := cache.NewListWatchFromClient(p.c.clientset.CoreV1().RESTClient(), "pods", p.pod.Namespace,
 		fields.OneTermEqualSelector("metadata.name", p.pod.Name))
 	ended := func(pod *corev1.Pod) bool {
 		return pod.UID != p.podUID || pod.DeletionTimestamp != nil || restarts(pod) > 0
@@ -241,13 +241,13 @@ func (p *operatorPod) Exited() <-chan struct{} { return p.exited }
 func (p *operatorPod) LogHint() string         { return p.logPath }
 func (p *operatorPod) Describe() string        { return "pod " + p.pod.String() }
 func (p *operatorPod) readFile(name string) ([]byte, error) {
-	return os.ReadFile(filepath.Join("/sys/fs/cgroup", name))
+	return os.ReadFile(filepath.Join(p.c.cgroups.CgroupRoot(), name))
 }
 
 // WaitReady waits until the pod is Ready: its readiness probe passes.
 func (p *operatorPod) WaitReady(ctx context.Context, timeout time.Duration) error {
 	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		pod, err := p.c.Clientset.CoreV1().Pods(p.pod.Namespace).Get(ctx, p.pod.Name, metav1.GetOptions{})
+		pod, err := p.c.clientset.CoreV1().Pods(p.pod.Namespace).Get(ctx, p.pod.Name, metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}
@@ -268,7 +268,7 @@ func (p *operatorPod) Log(ctx context.Context) (string, error) {
 		return p.logPath, nil
 	default:
 	}
-	data, err := p.c.Clientset.CoreV1().Pods(p.pod.Namespace).GetLogs(p.pod.Name, &corev1.PodLogOptions{}).DoRaw(ctx)
+	data, err := p.c.clientset.CoreV1().Pods(p.pod.Namespace).GetLogs(p.pod.Name, &corev1.PodLogOptions{}).DoRaw(ctx)
 	if err != nil {
 		return "", fmt.Errorf("reading the log of %s: %w", p.Describe(), err)
 	}
@@ -297,7 +297,7 @@ func (p *operatorPod) peakRSSBytes() (int64, error) {
 
 // proxyGet reads path from the pod's port through the apiserver's pod proxy.
 func (p *operatorPod) proxyGet(ctx context.Context, port int, path string, params map[string]string) ([]byte, error) {
-	request := p.c.Clientset.CoreV1().RESTClient().Get().Namespace(p.pod.Namespace).Resource("pods").
+	request := p.c.clientset.CoreV1().RESTClient().Get().Namespace(p.pod.Namespace).Resource("pods").
 		Name(fmt.Sprintf("%s:%d", p.pod.Name, port)).SubResource("proxy").Suffix(path)
 	for name, value := range params {
 		request = request.Param(name, value)
@@ -355,7 +355,7 @@ func (p *operatorPod) stop() {
 	}
 	close(p.stopped)
 	foreground := metav1.DeletePropagationForeground
-	err := p.c.Clientset.AppsV1().Deployments(harness.OperatorNamespace).Delete(ctx, harness.OperatorDeployment,
+	err := p.c.clientset.AppsV1().Deployments(harness.OperatorNamespace).Delete(ctx, harness.OperatorDeployment,
 		metav1.DeleteOptions{PropagationPolicy: &foreground})
 	if err != nil && !apierrors.IsNotFound(err) {
 		fmt.Fprintln(os.Stderr, "deleting the operator's Deployment:", err)
@@ -364,8 +364,8 @@ func (p *operatorPod) stop() {
 	// The bursts start ours again: its Deployment, deleted in the foreground, must be gone
 	// with its pod, or creating it again would find the old one.
 	err = wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		_, podErr := p.c.Clientset.CoreV1().Pods(p.pod.Namespace).Get(ctx, p.pod.Name, metav1.GetOptions{})
-		_, deploymentErr := p.c.Clientset.AppsV1().Deployments(harness.OperatorNamespace).Get(ctx, harness.OperatorDeployment, metav1.GetOptions{})
+		_, podErr := p.c.clientset.CoreV1().Pods(p.pod.Namespace).Get(ctx, p.pod.Name, metav1.GetOptions{})
+		_, deploymentErr := p.c.clientset.AppsV1().Deployments(harness.OperatorNamespace).Get(ctx, harness.OperatorDeployment, metav1.GetOptions{})
 		return apierrors.IsNotFound(podErr) && apierrors.IsNotFound(deploymentErr), nil
 	})
 	if err != nil {

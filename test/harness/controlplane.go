@@ -27,6 +27,7 @@ import (
 	"path/filepath"
 
 	"golang.org/x/mod/modfile"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -78,12 +79,15 @@ type ControlPlane struct {
 	Clientset kubernetes.Interface
 }
 
-// StartControlPlane starts envtest's control plane and installs the Foo CRD.
-func StartControlPlane() (*ControlPlane, error) {
-	cp := &ControlPlane{environment: &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join(RepoRoot, "config", "crd", "bases")},
-		ErrorIfCRDPathMissing: true,
-	}}
+// StartControlPlane starts envtest's control plane and installs the Foo CRD of
+// config/crd/bases, or, if crds are given, those instead (the benchmark's, one Foo kind per
+// implementation).
+func StartControlPlane(crds ...*apiextensionsv1.CustomResourceDefinition) (*ControlPlane, error) {
+	cp := &ControlPlane{environment: &envtest.Environment{CRDs: crds}}
+	if len(crds) == 0 {
+		cp.environment.CRDDirectoryPaths = []string{filepath.Join(RepoRoot, "config", "crd", "bases")}
+		cp.environment.ErrorIfCRDPathMissing = true
+	}
 	var err error
 	if cp.Config, err = cp.environment.Start(); err != nil {
 		return nil, fmt.Errorf("starting kube-apiserver and etcd from KUBEBUILDER_ASSETS (run the suite with its make target): %w", err)
@@ -99,6 +103,20 @@ func StartControlPlane() (*ControlPlane, error) {
 
 // Stop stops the apiserver and etcd and removes their data.
 func (cp *ControlPlane) Stop() error { return cp.environment.Stop() }
+
+// WriteAdminKubeconfig writes a kubeconfig at path for an administrator (system:masters),
+// for the programs a suite runs as processes.
+func (cp *ControlPlane) WriteAdminKubeconfig(path string) error {
+	admin, err := cp.environment.AddUser(envtest.User{Name: "admin", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return err
+	}
+	kubeconfig, err := admin.KubeConfig()
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, kubeconfig, 0o600)
+}
 
 // WriteTokenKubeconfig writes a kubeconfig at path that reaches the apiserver, trusting its
 // CA, and authenticates with token alone.

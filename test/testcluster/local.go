@@ -49,6 +49,7 @@ var (
 	_ PodDialer          = (*Local)(nil)
 	_ AuditLogReader     = (*Local)(nil)
 	_ RegistryMirrorer   = (*Local)(nil)
+	_ NodeCgroupReader   = (*Local)(nil)
 )
 
 // Description says where the cluster runs.
@@ -59,7 +60,7 @@ func (p LocalProvider) Description() string {
 // Capabilities are all of them; AuditLog needs the apiserver's audit flags in Options.
 func (p LocalProvider) Capabilities() []Capability {
 	if p.Options.APIServerFlags["audit-log-path"] == "" {
-		return []Capability{APIServerRestart, ContainerKill, NodeRestart, Partition, PodNetwork, RegistryMirror}
+		return []Capability{APIServerRestart, ContainerKill, NodeRestart, Partition, PodNetwork, RegistryMirror, NodeCgroups}
 	}
 	return AllCapabilities()
 }
@@ -95,3 +96,7 @@ func (l *Local) DialPod(ctx context.Context, network, address string) (net.Conn,
 
 // AuditLogPath is the apiserver's audit log.
 func (l *Local) AuditLogPath() string { return l.auditLog }
+
+// CgroupRoot is where this machine mounts its cgroup hierarchies, which the node's kubelet
+// and containerd use: the node runs in namespaces of this machine's kernel.
+func (l *Local) CgroupRoot() string { return "/sys/fs/cgroup" }

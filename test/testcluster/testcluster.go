@@ -84,6 +84,9 @@ const (
 	AuditLog Capability = "audit-log"
 	// RegistryMirror tells the node to pull a registry's images from another (RegistryMirrorer).
 	RegistryMirror Capability = "registry-mirror"
+	// NodeCgroups reads the CPU and memory accounting of the node's containers from this
+	// machine's cgroups and processes: the node shares this machine's kernel (NodeCgroupReader).
+	NodeCgroups Capability = "node-cgroups"
 )
 
 // capabilityPurposes says what each capability is for, in the words the suite prints when
@@ -96,6 +99,7 @@ var capabilityPurposes = map[Capability]string{
 	PodNetwork:       "connect to pod addresses",
 	AuditLog:         "read its apiserver's audit log",
 	RegistryMirror:   "make its node pull a registry's images from a mirror",
+	NodeCgroups:      "read its node's container cgroups on this machine",
 }
 
 // AllCapabilities lists every capability, in a fixed order.
@@ -146,6 +150,12 @@ type AuditLogReader interface {
 // RegistryMirrorer is a Cluster whose node pulls a registry's images from a mirror (RegistryMirror).
 type RegistryMirrorer interface {
 	MirrorRegistry(mirrored string, mirror *registry.Registry) error
+}
+
+// NodeCgroupReader is a Cluster whose node's containers run on this machine's kernel, so that
+// their cgroups are under CgroupRoot and their processes in this machine's /proc (NodeCgroups).
+type NodeCgroupReader interface {
+	CgroupRoot() string
 }
 
 // LabelFilter returns the Ginkgo label filter that runs what filter selects, less the specs

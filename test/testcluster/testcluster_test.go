@@ -29,10 +29,10 @@ func TestLabelFilterLeavesOutWhatTheProviderLacks(t *testing.T) {
 	for _, test := range []struct {
 		name, filter, want string
 	}{
-		{"no filter", "", "!apiserver-restart && !audit-log && !container-kill && !node-restart && !partition && " +
+		{"no filter", "", "!apiserver-restart && !audit-log && !container-kill && !node-cgroups && !node-restart && !partition && " +
 			"!pod-network && !registry-mirror"},
 		{"a filter of the user's", "deploy || catalog", "(deploy || catalog) && !apiserver-restart && !audit-log && " +
-			"!container-kill && !node-restart && !partition && !pod-network && !registry-mirror"},
+			"!container-kill && !node-cgroups && !node-restart && !partition && !pod-network && !registry-mirror"},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			filter, reasons := LabelFilter(existing, test.filter)
