@@ -110,7 +110,7 @@ func (w *Watchdog) Start(ctx context.Context) error {
 		switch tooSmall := TooSmall(sample, w.Threshold); {
 		case tooSmall && (toldAt.IsZero() || time.Since(toldAt) >= repeatEvery):
 			w.Log.Error(nil, LogTooSmall, "liveHeapBytes", sample.LiveHeap, "memoryLimitBytes", sample.Limit,
-				"threshold", w.Threshold, "hint", "the README's sizing table gives the limit for a number of pods")
+				"threshold", w.Threshold, "hint", "the README's Sizing paragraph (How it works) tells how to raise it")
 			toldAt = time.Now()
 		case !tooSmall && !toldAt.IsZero():
 			w.Log.Info(LogEnough, "liveHeapBytes", sample.LiveHeap, "memoryLimitBytes", sample.Limit)

@@ -23,6 +23,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/go-logr/logr/funcr"
@@ -96,4 +97,64 @@ func TestWatchdogTellsTransitions(t *testing.T) {
 			t.Errorf("the line telling of a too-small limit, %q, does not hold %s", logged[0], want)
 		}
 	}
+}
+
+// TestWatchdogTellsAgainEveryFiveMinutes runs the watchdog on synctest's fake clock: a limit
+// that stays too small is told at once and again each time repeatEvery has passed, not at
+// every look; told enough again once, when it is; and too small anew at once.
+func TestWatchdogTellsAgainEveryFiveMinutes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var lines []string
+		logger := funcr.New(func(_, args string) { lines = append(lines, args) }, funcr.Options{})
+		tooSmall := Sample{LiveHeap: 300 * mebibyte, Limit: 256 * mebibyte}
+		enough := Sample{LiveHeap: 100 * mebibyte, Limit: 256 * mebibyte}
+		sample := tooSmall
+		watchdog := &Watchdog{Log: logger, Interval: time.Second, Threshold: DefaultThreshold, Read: func() Sample { return sample }}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error)
+		go func() { done <- watchdog.Start(ctx) }()
+
+		told := func(message string) int {
+			count := 0
+			for _, line := range lines {
+				if strings.Contains(line, message) {
+					count++
+				}
+			}
+			return count
+		}
+		expect := func(at string, tooSmallLines, enoughLines int) {
+			t.Helper()
+			synctest.Wait()
+			if got := told(LogTooSmall); got != tooSmallLines {
+				t.Errorf("%s: %d lines say the limit is too small, want %d: %q", at, got, tooSmallLines, lines)
+			}
+			if got := told(LogEnough); got != enoughLines {
+				t.Errorf("%s: %d lines say it is enough again, want %d: %q", at, got, enoughLines, lines)
+			}
+		}
+
+		expect("at the start", 1, 0)
+		time.Sleep(repeatEvery - 2*time.Second)
+		expect("a look before five minutes", 1, 0)
+		time.Sleep(2 * time.Second)
+		expect("five minutes on", 2, 0)
+		time.Sleep(repeatEvery)
+		expect("ten minutes on", 3, 0)
+
+		sample = enough
+		time.Sleep(time.Second)
+		expect("enough again", 3, 1)
+		time.Sleep(repeatEvery)
+		expect("five minutes of enough", 3, 1)
+
+		sample = tooSmall
+		time.Sleep(time.Second)
+		expect("too small anew", 4, 1)
+
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Start returned %v when its context ended", err)
+		}
+	})
 }
