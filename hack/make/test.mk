@@ -7,11 +7,11 @@
 # the OperatorHub submission and to scaffold into a copy of the project (with controller-gen
 # to generate what it scaffolded), the registry the local-cluster library runs, and OLM v1's
 # CRD upgrade safety preflight, which `make verify` runs on the CRD, and helm, which lints and
-# renders the Helm charts.
-TEST_ENV = KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" KUSTOMIZE="$(KUSTOMIZE)" TEST_ASSET_KUBECTL="$(KUBECTL_LOCAL)" OPM="$(OPM)" OPERATOR_SDK="$(OPERATOR_SDK)" CONTROLLER_GEN="$(CONTROLLER_GEN)" REGISTRY_SERVER="$(REGISTRY_SERVER)" CRD_UPGRADE_SAFETY="$(CRD_UPGRADE_SAFETY)" HELM="$(HELM)"
+# renders the Helm charts, and promtool, which evaluates the alerts in their unit tests.
+TEST_ENV = KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" KUSTOMIZE="$(KUSTOMIZE)" TEST_ASSET_KUBECTL="$(KUBECTL_LOCAL)" OPM="$(OPM)" OPERATOR_SDK="$(OPERATOR_SDK)" CONTROLLER_GEN="$(CONTROLLER_GEN)" REGISTRY_SERVER="$(REGISTRY_SERVER)" CRD_UPGRADE_SAFETY="$(CRD_UPGRADE_SAFETY)" HELM="$(HELM)" PROMTOOL="$(PROMTOOL)"
 
 .PHONY: test
-test: manifests generate fmt vet envtest kustomize kubectl opm operator-sdk stage-bundle registry crd-upgrade-safety-tool helm ## Run all tests but the long reliability ones against a local kube-apiserver and etcd (built on first use).
+test: manifests generate fmt vet envtest kustomize kubectl opm operator-sdk stage-bundle registry crd-upgrade-safety-tool helm promtool ## Run all tests but the long reliability ones against a local kube-apiserver and etcd (built on first use).
 	$(TEST_ENV) $(GO_ENV) go test $$(go list ./... | grep -v /test/reliability) -coverprofile cover.out
 
 .PHONY: test-reliability

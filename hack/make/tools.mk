@@ -7,7 +7,7 @@
 # version so that a version bump in a tools go.mod builds the new one.
 LOCALBIN ?= $(CURDIR)/bin
 TOOLS_MODULES := hack/tools hack/tools/kubernetes hack/tools/etcd hack/tools/operator-sdk hack/tools/olm hack/tools/registry \
-	hack/tools/containerd hack/tools/coredns hack/tools/golangci-lint hack/tools/kubebuilder
+	hack/tools/containerd hack/tools/coredns hack/tools/golangci-lint hack/tools/kubebuilder hack/tools/prometheus
 
 # mod-version prints the version at which the go.mod in folder $(1) requires module $(2).
 mod-version = $(shell awk '$$1 == "require" { $$1 = ""; $$0 = $$0 } $$1 == "$(2)" { print $$2; exit }' $(1)/go.mod)
@@ -29,6 +29,7 @@ COREDNS_VERSION := $(call mod-version,hack/tools/coredns,github.com/coredns/core
 HELM_VERSION := $(call mod-version,hack/tools/operator-sdk,helm.sh/helm/v3)
 OLMV1_VERSION := $(call mod-version,hack/tools/operator-sdk,github.com/operator-framework/operator-controller)
 KUBEBUILDER_VERSION := $(call mod-version,hack/tools/kubebuilder,sigs.k8s.io/kubebuilder/v4)
+PROMETHEUS_VERSION := $(call mod-version,hack/tools/prometheus,github.com/prometheus/prometheus)
 
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
@@ -58,6 +59,7 @@ OLM_BIN ?= $(LOCALBIN)/olm-$(OLM_VERSION)
 OLMV1_BIN ?= $(LOCALBIN)/olmv1-$(OLMV1_VERSION)
 SCORECARD_TEST ?= $(LOCALBIN)/scorecard-test-$(OPERATOR_SDK_VERSION)
 HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
+PROMTOOL ?= $(LOCALBIN)/promtool-$(PROMETHEUS_VERSION)
 
 # ENVTEST_ASSETS holds the control plane the tests run against (KUBEBUILDER_ASSETS).
 ENVTEST_ASSETS ?= $(LOCALBIN)/k8s/$(KUBE_VERSION)-etcd-$(ETCD_VERSION)-$(GOOS)-$(GOARCH)
@@ -395,3 +397,10 @@ $(HELM): | $(OPERATOR_SDK)
 scorecard-test: $(SCORECARD_TEST)
 $(SCORECARD_TEST):
 	$(call go-build-tool,$@,hack/tools/operator-sdk,$(OPERATOR_SDK_PKG)/images/scorecard-test,-ldflags "-s -w",CGO_ENABLED=0)
+
+# promtool evaluates the operator's alerting rules in their unit tests (`make test`), as the
+# Prometheus of the pinned version evaluates them.
+.PHONY: promtool
+promtool: $(PROMTOOL) ## Build Prometheus's promtool.
+$(PROMTOOL):
+	$(call go-build-tool,$@,hack/tools/prometheus,github.com/prometheus/prometheus/cmd/promtool,-ldflags "-s -w",CGO_ENABLED=0)
