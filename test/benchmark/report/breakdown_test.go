@@ -109,14 +109,15 @@ const threeEventsLog = `{"ts":"1970-01-01T00:00:10.002Z","msg":"Pod event for Fo
 
 // threeEvents are the events of threeEventsLog, and one (pod-d) the log never names.
 func threeEvents() []Event {
-	event := func(name string, deletion bool, second int, sent, answered, seen int) Event {
+	// Each pod write is sent at the second's start.
+	event := func(name string, deletion bool, second int, answered, seen int) Event {
 		at := func(millis int) time.Time { return time.Unix(int64(second), int64(millis)*int64(time.Millisecond)) }
 		return Event{
 			Pod: types.NamespacedName{Namespace: "ns", Name: "pod-" + name}, Foo: types.NamespacedName{Namespace: "ns", Name: "foo-" + name},
-			Deletion: deletion, Sent: at(sent), Answered: at(answered), Seen: at(seen),
+			Deletion: deletion, Sent: at(0), Answered: at(answered), Seen: at(seen),
 		}
 	}
-	return []Event{event("a", false, 10, 0, 1, 6), event("b", true, 20, 0, 2, 20), event("c", false, 30, 0, 3, 9), event("d", true, 40, 0, 1, 5)}
+	return []Event{event("a", false, 10, 1, 6), event("b", true, 20, 2, 20), event("c", false, 30, 3, 9), event("d", true, 40, 1, 5)}
 }
 
 func TestExplainSlowestKeepsTheSlowestEventAndEveryStagesMedian(t *testing.T) {

@@ -28,7 +28,9 @@ import (
 // every latency, their percentiles and the 95% interval of their p99, the percentiles of
 // deletions and of creations apart, and those of the benchmark's pod writes before them.
 func (r *Result) SummarizeLatencies(events []Event) {
-	var latencies, deletions, creations, podWrites []time.Duration
+	latencies := make([]time.Duration, 0, len(events))
+	podWrites := make([]time.Duration, 0, len(events))
+	var deletions, creations []time.Duration
 	for _, event := range events {
 		// The pod event happened when its write was stored, which the apiserver's answer
 		// tells; how long the write itself took is the apiserver's, recorded apart.
