@@ -178,6 +178,9 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 	clientset, err = kubernetes.NewForConfig(cluster.RESTConfig())
 	Expect(err).NotTo(HaveOccurred())
+	if _, local := cluster.(*testcluster.Local); !local {
+		suite.ExpectClusterLeftAsFound(ctx, cluster.RESTConfig())
+	}
 
 	By("pushing every image built for the suite to the registry")
 	for _, store := range tools.imageStores {

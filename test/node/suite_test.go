@@ -104,6 +104,9 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 	clientset, err = kubernetes.NewForConfig(cluster.RESTConfig())
 	Expect(err).NotTo(HaveOccurred())
+	if _, local := cluster.(*testcluster.Local); !local {
+		suite.ExpectClusterLeftAsFound(ctx, cluster.RESTConfig())
+	}
 	operator.Client, operator.Clientset, operator.LogDir = k8sClient, clientset, filepath.Join(workDir, "logs")
 	if local, ok := cluster.(*testcluster.Local); ok {
 		// Beside the logs of the cluster's own processes.
