@@ -213,6 +213,11 @@ func newCatalogInstall(ctx context.Context, storyNamespace, catalogTag, catalogS
 	DeferCleanup(func(ctx context.Context) {
 		kubectl(ctx, "delete", "--ignore-not-found", "catalogsource/"+catalogSource, "-n", olmNamespace)
 	})
+	// The README's YAML makes the operator's namespace and its OperatorGroup, which the
+	// README's uninstall removes last; so does the journey, once OLM's objects are gone.
+	DeferCleanup(func(ctx context.Context) {
+		kubectl(ctx, "delete", "--ignore-not-found", "--wait", "namespace/"+packageName)
+	})
 	DeferCleanup(removeLeftInstall, packageName)
 	return &catalogInstall{
 		operatorNamespace: packageName, storyNamespace: storyNamespace,
