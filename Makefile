@@ -63,7 +63,11 @@ all: build
 
 .PHONY: help
 help: ## Show this help.
-	@awk 'BEGIN {FS = ":.*##"; printf "\nUsage:\n  make \033[36m<target>\033[0m\n"} /^[a-zA-Z_0-9-]+:.*?##/ { printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2 } /^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) } ' $(MAKEFILE_LIST)
+	@awk -v WIDTH=100 -v SECTIONS='$(HELP_SECTIONS)' -f hack/make/help.awk $(MAKEFILE_LIST)
+
+# HELP_SECTIONS is the order `make help` shows its sections in: trying it and installing it
+# first, then building, testing and the rest.
+HELP_SECTIONS := Try it on this machine|Deployment|OLM bundle and catalog|Without OLM: install.yaml and the Helm chart|Build|Development|Test|Benchmark|Tools|General
 
 ##@ Development
 
@@ -233,7 +237,7 @@ deploy: manifests kustomize ## Deploy the operator with image IMG into the clust
 	$(KUSTOMIZE) build $(DEPLOY_OVERLAY) | $(KUBECTL) apply -f -
 
 .PHONY: undeploy
-undeploy: kustomize ## Remove the operator from the cluster. Call with ignore-not-found=true to ignore missing resources.
+undeploy: kustomize ## Remove all that deploy applied: the operator, its CRD and with it every Foo. Call with ignore-not-found=true to ignore missing resources.
 	$(KUSTOMIZE) build config/default | $(KUBECTL) delete --ignore-not-found=$(ignore-not-found) -f -
 
 include hack/make/tools.mk
