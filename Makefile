@@ -119,8 +119,15 @@ tidy: ## Tidy go.mod of the operator and of every tools module.
 import-graph: ## Draw the import graph in docs/architecture.md from the tree.
 	$(GO_ENV) go run ./hack/importgraph --page docs/architecture.md
 
+# first-run-times measures the README's quick start on empty Go caches and records it
+# (hack/first-run-times.sh); `make verify` fails when a page's figure is not what its command
+# measured (hack/figures).
+.PHONY: first-run-times
+first-run-times: ## Measure make demo and make test in a fresh clone with empty Go caches, and record the times in the README.
+	hack/first-run-times.sh
+
 .PHONY: verify
-verify: ## Regenerate every generated file (code, manifests, bundle, catalog, installer, Helm chart) and fail if any was stale; check the CRD's upgrade safety.
+verify: ## Regenerate every generated file (code, manifests, bundle, catalog, installer, Helm chart) and fail if any was stale; check the docs' measured figures and the CRD's upgrade safety.
 	@snapshot() { git status --porcelain=v1 --untracked-files=all; git diff --no-ext-diff; }; \
 	before=$$(snapshot | sha256sum); \
 	$(MAKE) --no-print-directory manifests generate api-docs import-graph fmt tidy bundle catalog helm-chart; \
@@ -130,6 +137,7 @@ verify: ## Regenerate every generated file (code, manifests, bundle, catalog, in
 		exit 1; \
 	fi; \
 	echo "Generated files are up to date"
+	@$(GO_ENV) go run ./hack/figures check
 	@$(MAKE) --no-print-directory crd-upgrade-safety
 
 # The targets of each other concern live in hack/make/, included here in the order they were

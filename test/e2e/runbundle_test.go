@@ -143,6 +143,7 @@ func runBundleJourney() {
 			g.Expect(names(pods.Items)).To(BeEmpty(), "pods left behind (the registry pod, the manager)")
 		}).WithContext(ctx).WithTimeout(installTimeout).Should(Succeed())
 		suite.ExpectGone(ctx, k8sClient, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}, installTimeout)
+		deleteOperatorObjects(ctx)
 	}, SpecTimeout(10*time.Minute))
 
 	It("shows, when a bundle's manager image does not exist, the CSV waiting for its Deployment and the pod's event naming the image",
@@ -175,6 +176,7 @@ func runBundleJourney() {
 			run(ctx, scratchDir("run-bundle"), tools.operatorSDK, "cleanup", packageName, "--namespace", namespace, "--timeout", "5m")
 			expectUninstalled(ctx, namespace, csvName("0.3.0"))
 			suite.ExpectGone(ctx, k8sClient, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}, installTimeout)
+			deleteOperatorObjects(ctx)
 		}, SpecTimeout(10*time.Minute))
 
 	// AllNamespaces is the mode above; each other mode installs the newest release on its
@@ -219,6 +221,7 @@ func runBundleJourney() {
 			run(ctx, scratchDir("run-bundle"), tools.operatorSDK, "cleanup", packageName, "--namespace", operator, "--timeout", "5m")
 			expectUninstalled(ctx, operator, csvName("0.3.0"))
 			suite.ExpectGone(ctx, k8sClient, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}, installTimeout)
+			deleteOperatorObjects(ctx)
 		},
 		Entry("OwnNamespace", SpecTimeout(10*time.Minute), "OwnNamespace", "own", []string{"own"}, []string{"own-other"}),
 		Entry("SingleNamespace", SpecTimeout(10*time.Minute), "SingleNamespace", "single", []string{"single-b"}, []string{"single", "single-other"}),
