@@ -92,9 +92,12 @@ func olmv1Journey() {
 		published, err = loadPublishedCatalog()
 		Expect(err).NotTo(HaveOccurred())
 		createNamespaces(ctx, newNamespace(storyNamespace, nil))
+		// As the README's uninstall: the extension, the catalog, the installer's binding, and the
+		// namespace the README's YAML made (the installer's ServiceAccount with it).
 		DeferCleanup(func(ctx context.Context) {
 			kubectl(ctx, "delete", "--ignore-not-found", "clusterextension/"+olmv1Extension, "clustercatalog/"+olmv1Catalog,
 				"clusterrolebinding/"+olmv1Installer)
+			kubectl(ctx, "delete", "--ignore-not-found", "--wait", "namespace/"+operatorNamespace)
 			deleteCRD(ctx)
 		})
 	}, NodeTimeout(10*time.Minute))
