@@ -283,6 +283,24 @@ func (r *Registry) Transport() (http.RoundTripper, error) {
 	return transport, nil
 }
 
+// Digest asks the registry for the digest of reference (one of its images, by tag or by
+// digest), as a node resolves it before it pulls.
+func (r *Registry) Digest(ctx context.Context, reference string) (string, error) {
+	ref, err := gcrname.ParseReference(reference)
+	if err != nil {
+		return "", err
+	}
+	transport, err := r.Transport()
+	if err != nil {
+		return "", err
+	}
+	descriptor, err := remote.Head(ref, remote.WithContext(ctx), remote.WithTransport(transport), remote.WithAuthFromKeychain(authn.DefaultKeychain))
+	if err != nil {
+		return "", fmt.Errorf("asking the registry for the digest of %s: %w", reference, err)
+	}
+	return descriptor.Digest.String(), nil
+}
+
 // PushLayout pushes every image and index of the OCI image layout dir to the registry and
 // returns where they are. Each is pushed under the name the
 // layout gives it (its org.opencontainers.image.ref.name): a name of this registry as it
