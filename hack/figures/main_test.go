@@ -28,7 +28,8 @@ var records = map[string]Record{
 func TestCheckPageCatchesAStaleFigure(t *testing.T) {
 	page := "make demo took <!-- figure first-run.demo -->8.2 minutes<!-- /figure --> on empty caches.\n"
 	problems := checkPage("docs/page.md", page, records)
-	if len(problems) != 1 || !strings.Contains(problems[0], `says "8.2 minutes", but make first-run-times measured "11.1 minutes" at commit 0123456789ab`) {
+	want := `says "8.2 minutes", but make first-run-times measured "11.1 minutes" at commit 0123456789ab`
+	if len(problems) != 1 || !strings.Contains(problems[0], want) {
 		t.Errorf("a planted stale figure: problems %q", problems)
 	}
 	if problems := checkPage("docs/page.md", render(page, records), records); len(problems) != 0 {
