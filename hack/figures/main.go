@@ -57,6 +57,9 @@ var marker = regexp.MustCompile(`<!-- figure ([a-z0-9.-]+) -->(.*?)<!-- /figure 
 // specs: what a command measures and prose must not keep by hand.
 var measured = regexp.MustCompile(`\b\d+(\.\d+)?\s?(ms|µs|seconds?|minutes?|min|hours?|MiB|MB|GiB|specs?)\b`)
 
+// inlineCode finds inline code, which names settings and commands, not measurements.
+var inlineCode = regexp.MustCompile("`[^`]*`")
+
 func main() {
 	if len(os.Args) < 2 {
 		fmt.Fprintln(os.Stderr, "usage: figures set --command CMD NAME=VALUE... | figures check")
@@ -199,7 +202,7 @@ func handKept(text string) []pageLine {
 			continue
 		}
 		prose := marker.ReplaceAllString(line, "")
-		prose = regexp.MustCompile("`[^`]*`").ReplaceAllString(prose, "")
+		prose = inlineCode.ReplaceAllString(prose, "")
 		if measured.MatchString(prose) {
 			found = append(found, pageLine{number + 1, strings.TrimSpace(line)})
 		}

@@ -27,6 +27,8 @@ import (
 	"testing"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/example/foo-operator/test/harness"
 )
 
 var (
@@ -64,11 +66,11 @@ type promtoolTests struct {
 func TestAlertsAsPrometheusEvaluatesThem(t *testing.T) {
 	promtool := requireEnv(t, "PROMTOOL")
 	var rule prometheusRule
-	if err := yaml.Unmarshal(readFile(t, alertsFile), &rule); err != nil {
+	if err := yaml.Unmarshal(harness.ReadFile(t, alertsFile), &rule); err != nil {
 		t.Fatalf("reading %s: %v", alertsFile, err)
 	}
 	var tests promtoolTests
-	testsYAML := readFile(t, alertTestsFile)
+	testsYAML := harness.ReadFile(t, alertTestsFile)
 	if err := yaml.Unmarshal(testsYAML, &tests); err != nil {
 		t.Fatalf("reading %s: %v", alertTestsFile, err)
 	}
@@ -132,19 +134,10 @@ func rawSpecGroups(t *testing.T) any {
 			Groups any `json:"groups"`
 		} `json:"spec"`
 	}
-	if err := yaml.Unmarshal(readFile(t, alertsFile), &rule); err != nil {
+	if err := yaml.Unmarshal(harness.ReadFile(t, alertsFile), &rule); err != nil {
 		t.Fatal(err)
 	}
 	return rule.Spec.Groups
-}
-
-func readFile(t *testing.T, path string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
 }
 
 func writeFile(t *testing.T, path string, data []byte) {
