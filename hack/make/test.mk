@@ -8,10 +8,10 @@
 # to generate what it scaffolded), the registry the local-cluster library runs, and OLM v1's
 # CRD upgrade safety preflight, which `make verify` runs on the CRD, and helm, which lints and
 # renders the Helm charts, and promtool, which evaluates the alerts in their unit tests.
-TEST_ENV = KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" KUSTOMIZE="$(KUSTOMIZE)" TEST_ASSET_KUBECTL="$(KUBECTL_LOCAL)" OPM="$(OPM)" OPERATOR_SDK="$(OPERATOR_SDK)" CONTROLLER_GEN="$(CONTROLLER_GEN)" REGISTRY_SERVER="$(REGISTRY_SERVER)" CRD_UPGRADE_SAFETY="$(CRD_UPGRADE_SAFETY)" HELM="$(HELM)" PROMTOOL="$(PROMTOOL)"
+TEST_ENV = KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" KUSTOMIZE="$(KUSTOMIZE)" TEST_ASSET_KUBECTL="$(KUBECTL_LOCAL)" OPM="$(OPM)" OPERATOR_SDK="$(OPERATOR_SDK)" CONTROLLER_GEN="$(CONTROLLER_GEN)" REGISTRY_SERVER="$(REGISTRY_SERVER)" CRD_UPGRADE_SAFETY="$(CRD_UPGRADE_SAFETY)" HELM="$(HELM)" HELM3="$(HELM3)" PROMTOOL="$(PROMTOOL)"
 
 .PHONY: test
-test: manifests generate fmt vet envtest kustomize kubectl opm operator-sdk stage-bundle registry crd-upgrade-safety-tool helm promtool ## Run all tests but the long reliability ones against a local kube-apiserver and etcd (built on first use).
+test: manifests generate fmt vet envtest kustomize kubectl opm operator-sdk stage-bundle registry crd-upgrade-safety-tool helm helm3 promtool ## Run all tests but the long reliability ones against a local kube-apiserver and etcd (built on first use).
 	$(TEST_ENV) $(GO_ENV) go test $$(go list ./... | grep -v /test/reliability) -coverprofile cover.out
 
 .PHONY: test-reliability
@@ -23,7 +23,7 @@ test-reliability: manifests generate fmt vet envtest kustomize ## Run the long t
 # each in a checkout of its own with LOCALBIN naming this one's bin/: none of them then
 # writes a file another reads (what a checkout makes for itself is under its CHECKOUT_BIN).
 .PHONY: suite-tools
-suite-tools: node olm-images operator-sdk opm kustomize kubectl helm imagebuilder crane stage-bundle controller-gen ## Build what the cluster suites share, so that they can run side by side.
+suite-tools: node olm-images operator-sdk opm kustomize kubectl helm helm3 imagebuilder crane stage-bundle controller-gen ## Build what the cluster suites share, so that they can run side by side.
 
 # E2E_DIR holds the OLM suite's local cluster (its logs/ keeps the log of every process).
 E2E_DIR ?= $(CHECKOUT_BIN)/e2e
@@ -71,7 +71,7 @@ endif
 test-e2e: $(if $(filter true,$(USE_EXISTING_CLUSTER)),existing-cluster,node-packages) $(if $(E2E_REUSE_IMAGES),,test-images-build) suite-tools olm-modules ## Install, upgrade and uninstall the operator every way users do, on a local cluster's node (as root) or, with USE_EXISTING_CLUSTER=true, on the cluster of KUBECONFIG with images pushed to REGISTRY.
 	$(GO_ENV) go vet -tags e2e ./test/e2e/...
 	$(GO_ENV) go test -c -tags e2e -o $(E2E_TEST) ./test/e2e
-	cd test/e2e && $(NODE_ENV) $(OLM_ENV) OPERATOR_SDK="$(OPERATOR_SDK)" OPM="$(OPM)" IMAGEBUILDER="$(IMAGEBUILDER)" CRANE="$(CRANE)" LOCALBIN="$(LOCALBIN)" \
+	cd test/e2e && $(NODE_ENV) $(OLM_ENV) HELM3="$(HELM3)" OPERATOR_SDK="$(OPERATOR_SDK)" OPM="$(OPM)" IMAGEBUILDER="$(IMAGEBUILDER)" CRANE="$(CRANE)" LOCALBIN="$(LOCALBIN)" \
 		GOCACHE="$$(go env GOCACHE)" GOMODCACHE="$$(go env GOMODCACHE)" USE_EXISTING_CLUSTER="$(USE_EXISTING_CLUSTER)" \
 		KUBECTL="$(KUBECTL_LOCAL)" E2E_DIR="$(E2E_DIR)/cluster" IMAGE_STORES="$(IMAGE_TEST_DIR)/store" \
 		IMAGE_CHECKOUT="$(IMAGE_TEST_DIR)/checkout" IMAGE_TAG_BASE="$(IMAGE_TEST_BASE)" OPM_IMAGE="$(OPM_IMAGE)" \
@@ -157,7 +157,7 @@ IMAGE_TEST_ENV = LOCALBIN="$(LOCALBIN)" IMAGE_TAG_BASE="$(IMAGE_TEST_BASE)" IMAG
 # copy of the project (the publishing targets regenerate bundle/ and catalog/ for
 # IMAGE_TAG_BASE), into IMAGE_TEST_DIR/store; test-images and test-e2e push them.
 .PHONY: test-images-build
-test-images-build: image-test-packages registry opm operator-sdk helm crane kubebuilder imagebuilder stage-bundle kustomize controller-gen
+test-images-build: image-test-packages registry opm operator-sdk helm crane imagebuilder stage-bundle kustomize controller-gen
 	@rm -rf $(IMAGE_TEST_DIR) && mkdir -p $(IMAGE_TEST_DIR)/checkout
 	@tar -c --exclude=./bin --exclude=./.demo --exclude=./bench-results . | tar -x -C $(IMAGE_TEST_DIR)/checkout
 	@start=$$(date +%s); \

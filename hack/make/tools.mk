@@ -7,7 +7,7 @@
 # version so that a version bump in a tools go.mod builds the new one.
 LOCALBIN ?= $(CURDIR)/bin
 TOOLS_MODULES := hack/tools hack/tools/kubernetes hack/tools/etcd hack/tools/operator-sdk hack/tools/olm hack/tools/registry \
-	hack/tools/containerd hack/tools/coredns hack/tools/golangci-lint hack/tools/kubebuilder hack/tools/prometheus
+	hack/tools/containerd hack/tools/coredns hack/tools/golangci-lint hack/tools/helm hack/tools/prometheus
 
 # mod-version prints the version at which the go.mod in folder $(1) requires module $(2).
 mod-version = $(shell awk '$$1 == "require" { $$1 = ""; $$0 = $$0 } $$1 == "$(2)" { print $$2; exit }' $(1)/go.mod)
@@ -26,9 +26,9 @@ REGISTRY_VERSION := $(call mod-version,hack/tools/registry,github.com/distributi
 GRPC_HEALTH_PROBE_VERSION := $(call mod-version,hack/tools/olm,github.com/grpc-ecosystem/grpc-health-probe)
 CONTAINERD_VERSION := $(call mod-version,hack/tools/containerd,github.com/containerd/containerd/v2)
 COREDNS_VERSION := $(call mod-version,hack/tools/coredns,github.com/coredns/coredns)
-HELM_VERSION := $(call mod-version,hack/tools/operator-sdk,helm.sh/helm/v3)
+HELM_VERSION := $(call mod-version,hack/tools/helm,helm.sh/helm/v4)
+HELM3_VERSION := $(call mod-version,hack/tools/operator-sdk,helm.sh/helm/v3)
 OLMV1_VERSION := $(call mod-version,hack/tools/operator-sdk,github.com/operator-framework/operator-controller)
-KUBEBUILDER_VERSION := $(call mod-version,hack/tools/kubebuilder,sigs.k8s.io/kubebuilder/v4)
 PROMETHEUS_VERSION := $(call mod-version,hack/tools/prometheus,github.com/prometheus/prometheus)
 
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
@@ -39,7 +39,6 @@ CRD_REF_DOCS ?= $(LOCALBIN)/crd-ref-docs-$(CRD_REF_DOCS_VERSION)
 CRANE ?= $(LOCALBIN)/crane-$(CRANE_VERSION)
 GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 REGISTRY_SERVER ?= $(LOCALBIN)/registry-$(REGISTRY_VERSION)
-KUBEBUILDER ?= $(LOCALBIN)/kubebuilder-$(KUBEBUILDER_VERSION)
 # The binaries of the opm base image: static, for the image's platform.
 # opm is built without cgo (none of what this project runs needs its SQLite), so on Linux the
 # opm of this machine is static and serves as the image's; elsewhere one is cross-compiled.
@@ -59,6 +58,7 @@ OLM_BIN ?= $(LOCALBIN)/olm-$(OLM_VERSION)
 OLMV1_BIN ?= $(LOCALBIN)/olmv1-$(OLMV1_VERSION)
 SCORECARD_TEST ?= $(LOCALBIN)/scorecard-test-$(OPERATOR_SDK_VERSION)
 HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
+HELM3 ?= $(LOCALBIN)/helm-$(HELM3_VERSION)
 PROMTOOL ?= $(LOCALBIN)/promtool-$(PROMETHEUS_VERSION)
 
 # ENVTEST_ASSETS holds the control plane the tests run against (KUBEBUILDER_ASSETS).
@@ -117,12 +117,6 @@ $(CRD_REF_DOCS):
 crane: $(CRANE) ## Build crane.
 $(CRANE):
 	$(call go-build-tool,$@,hack/tools,github.com/google/go-containerregistry/cmd/crane,-ldflags "-s -w")
-
-# kubebuilder's helm/v2-alpha plugin generates the Helm chart (`make helm-chart`).
-.PHONY: kubebuilder
-kubebuilder: $(KUBEBUILDER) ## Build kubebuilder.
-$(KUBEBUILDER):
-	$(call go-build-tool,$@,hack/tools/kubebuilder,sigs.k8s.io/kubebuilder/v4,-ldflags "-s -w",CGO_ENABLED=0)
 
 .PHONY: golangci-lint
 golangci-lint: $(GOLANGCI_LINT) ## Build golangci-lint (a few minutes the first time).
@@ -384,13 +378,26 @@ $(CRD_UPGRADE_SAFETY): hack/crd-upgrade-safety/main.go | olm-modules
 # OLM v1 comes last: by then the foreground has built operator-sdk, whose packages it reuses.
 cluster-tools: $(CONTAINERD)/containerd $(COREDNS) olm scorecard-test kube-controller-manager $(KUBE_SCHEDULER) $(KUBELET) $(KUBE_PROXY) olmv1
 
-# helm renders OLM's release manifests from its chart, as OLM's release does. It is the Helm
-# operator-sdk links, built from operator-sdk's tools module with operator-sdk's flags, so
-# that it reuses the packages operator-sdk's build compiled: a link, not another build.
+# helm is Helm 4, the Helm users run: it packages, pushes, lints and installs the chart, and
+# renders OLM's release manifests from OLM's chart, as OLM's release does.
 .PHONY: helm
-helm: $(HELM) ## Build Helm.
-$(HELM): | $(OPERATOR_SDK)
-	$(call go-build-tool,$@,hack/tools/operator-sdk,helm.sh/helm/v3/cmd/helm,-tags containers_image_openpgp -ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION)",CGO_ENABLED=0)
+helm: $(HELM) ## Build Helm 4.
+$(HELM):
+	$(call go-build-tool,$@,hack/tools/helm,helm.sh/helm/v4/cmd/helm,-ldflags "-s -w -X helm.sh/helm/v4/internal/version.version=$(HELM_VERSION)",CGO_ENABLED=0)
+
+# helm3 is Helm 3, which the chart is also checked with. It is the Helm operator-sdk links,
+# built from operator-sdk's tools module with operator-sdk's flags, so that it reuses the
+# packages operator-sdk's build compiled: a link, not another build.
+.PHONY: helm3
+helm3: $(HELM3) ## Build Helm 3.
+# As Helm's own release stamps it, it takes the Kubernetes version `helm template` and `helm
+# lint` assume from the client-go it is built with (without, it assumes 1.20, which the
+# chart's kubeVersion refuses).
+HELM3_KUBE_MINOR = $(word 2,$(subst ., ,$(call mod-version,hack/tools/operator-sdk,k8s.io/client-go)))
+HELM3_LDFLAGS = -s -w -X helm.sh/helm/v3/internal/version.version=$(HELM3_VERSION) \
+	$(foreach package,pkg/chartutil pkg/lint/rules,-X helm.sh/helm/v3/$(package).k8sVersionMajor=1 -X helm.sh/helm/v3/$(package).k8sVersionMinor=$(HELM3_KUBE_MINOR))
+$(HELM3): | $(OPERATOR_SDK)
+	$(call go-build-tool,$@,hack/tools/operator-sdk,helm.sh/helm/v3/cmd/helm,-tags containers_image_openpgp -ldflags "$(HELM3_LDFLAGS)",CGO_ENABLED=0)
 
 # scorecard-test runs operator-sdk's scorecard tests in pods, from an image built here.
 .PHONY: scorecard-test
