@@ -55,49 +55,26 @@ build-installer: manifests kustomize $(if $(filter true,$(USE_IMAGE_DIGESTS)),cr
 		$(call render-installer,config/default,$$image,$(INSTALLER))) && \
 	echo "==> Rendered $(INSTALLER) of $(VERSION), running $$image"
 
-# generate-chart generates the Helm chart of version $(3) from installer $(1) into folder $(2)
-# with kubebuilder's helm/v2-alpha plugin, as `kubebuilder edit --plugins=helm/v2-alpha` does
-# in a kubebuilder project. The plugin runs in a scratch folder holding only PROJECT and the
-# installer, so that its other edits (PROJECT's plugin list, Makefile targets, a GitHub
-# workflow) stay out of this tree. The chart is then stamped with the version, and its Foo
-# admin, editor and viewer roles are turned on, as install.yaml and the bundle install them:
-# without them the users of the cluster's admin, edit and view roles could not touch a Foo.
-define generate-chart
-scratch=$$(mktemp -d) && trap 'rm -rf "$$scratch"' EXIT && \
-	cp PROJECT "$$scratch/" && mkdir -p "$$scratch/dist" && cp $(1) "$$scratch/dist/install.yaml" && \
-	printf '%s\n' '# The plugin runs `make build-installer`; dist/install.yaml is made already.' \
-		'build-installer:' > "$$scratch/Makefile" && \
-	{ (cd "$$scratch" && $(KUBEBUILDER) edit --plugins=helm/v2-alpha >"$$scratch/kubebuilder.log" 2>&1) || \
-		{ cat "$$scratch/kubebuilder.log" >&2; exit 1; }; } && \
-	rm -rf $(2) && cp -R "$$scratch/dist/chart" $(2) && \
-	sed -i -e 's/^version: .*/version: $(3)/' -e 's/^appVersion: .*/appVersion: "$(3)"/' $(2)/Chart.yaml && \
-	sed -i -e '/^  helpers:$$/,/^    enabled:/ s/^    enabled: false$$/    enabled: true/' $(2)/values.yaml && \
-	{ grep -A4 '^  helpers:$$' $(2)/values.yaml | grep -q '^    enabled: true$$' || \
-		{ echo "The chart's values.yaml has no rbac.helpers.enabled to turn on: see hack/make/installers.mk" >&2; exit 1; }; } && \
-	echo "==> Generated $(2) of $(3) from $(1)"
-endef
+# CHART_DIR is the Helm chart of the release in the making, written by hand (dist/chart). What it
+# shares with config/ is copied in by `make helm-chart`, so that the two cannot drift apart
+# (`make verify`): the CRDs and the rules of every role, into files/, and its version; the
+# chart's README lists its values from values.schema.json. An earlier release's chart is
+# frozen under releases/<version>/chart by `make release`.
+CHART_DIR = $(DIST_DIR)/chart
+CHART_RBAC = role leader_election_role metrics_auth_role metrics_reader_role foo_admin_role foo_editor_role foo_viewer_role
 
-# helm-chart generates dist/chart from dist/install.yaml, so from config/: regenerated from
-# scratch every time, it follows config/ and cannot drift from it (`make verify`).
 .PHONY: helm-chart
-helm-chart: build-installer kubebuilder ## Generate the Helm chart of VERSION, dist/chart, from config/ (through dist/install.yaml) with kubebuilder's helm/v2-alpha plugin.
+helm-chart: manifests ## Copy into the Helm chart (dist/chart) what it shares with config/ (CRDs, RBAC rules), stamp VERSION, list its values in its README.
 ifneq ($(RELEASE_DIR),)
 	@echo "The chart of release $(VERSION) is frozen in releases/$(VERSION)/chart" >&2; exit 1
 else
-	@$(call generate-chart,$(INSTALLER),$(DIST_DIR)/chart,$(VERSION))
+	@rm -rf $(CHART_DIR)/files && mkdir -p $(CHART_DIR)/files/crds $(CHART_DIR)/files/rbac && \
+		cp config/crd/bases/*.yaml $(CHART_DIR)/files/crds/ && \
+		for role in $(CHART_RBAC); do cp config/rbac/$$role.yaml $(CHART_DIR)/files/rbac/ || exit 1; done && \
+		sed -i -e 's/^version: .*/version: $(VERSION)/' -e 's/^appVersion: .*/appVersion: "$(VERSION)"/' $(CHART_DIR)/Chart.yaml && \
+		go run ./hack/chartdocs $(CHART_DIR) && \
+		echo "==> Copied config/'s CRDs and roles into $(CHART_DIR), of $(VERSION)"
 endif
-
-# release-installers writes into releases/VERSION/ the installer and the chart of an earlier
-# release cut before `make release` froze them (0.1.0 and 0.2.0 were): rendered from that
-# release's own config/default (its source commit), running IMG. It refuses a release that
-# has them: frozen files are never written again.
-.PHONY: release-installers
-release-installers: release-source kustomize kubebuilder
-	@[ -n "$(RELEASE_DIR)" ] || { echo "$(VERSION) is not an earlier release: make build-installer helm-chart" >&2; exit 1; }
-	@[ ! -e releases/$(VERSION)/install.yaml ] && [ ! -e releases/$(VERSION)/chart ] || \
-		{ echo "releases/$(VERSION) has its installers already" >&2; exit 1; }
-	@$(call render-installer,$(MANAGER_SOURCE)/config/default,$(IMG),releases/$(VERSION)/install.yaml)
-	@$(call generate-chart,releases/$(VERSION)/install.yaml,releases/$(VERSION)/chart,$(VERSION))
 
 # CHART_REPO is the OCI repository the charts are pushed to: beside the images, as `charts`
 # under IMAGE_TAG_BASE's parent (registry.example/org/foo-operator's go to
@@ -107,16 +84,21 @@ CHART_PACKAGES = $(CHECKOUT_BIN)/charts
 CHART_PACKAGE = $(CHART_PACKAGES)/$(PACKAGE)-$(VERSION).tgz
 
 # chart-build packages the chart of VERSION with its manager image set to IMG (pinned by
-# digest with USE_IMAGE_DIGESTS=true), as `helm package` does: the chart users install.
+# digest with USE_IMAGE_DIGESTS=true), as `helm package` does: the chart users install. The
+# charts of 0.1.0 and 0.2.0 take a digest in the repository value; later ones in digest.
 .PHONY: chart-build
 chart-build: helm $(if $(filter true,$(USE_IMAGE_DIGESTS)),crane) ## Package the Helm chart of VERSION, running IMG, into bin/charts/.
 	@staged=$(CHART_PACKAGES)/src/$(VERSION)/$(PACKAGE); rm -rf $$staged && mkdir -p $$(dirname $$staged) && \
 		cp -R $(CHART_SOURCE) $$staged && image=$(IMG_REF) || exit 1; \
-		case "$$image" in *@*) repository=$$image tag="" ;; *) repository=$${image%:*} tag=$${image##*:} ;; esac; \
-		awk -v repository="$$repository" -v tag="$$tag" ' \
+		digest=""; case "$$image" in \
+			*@*) if grep -q '^    digest: ' $(CHART_SOURCE)/values.yaml; then repository=$${image%@*} tag="" digest=$${image#*@}; \
+				else repository=$$image tag=""; fi ;; \
+			*) repository=$${image%:*} tag=$${image##*:} ;; esac; \
+		awk -v repository="$$repository" -v tag="$$tag" -v digest="$$digest" ' \
 			/^  image:$$/ { image = 1; print; next } \
 			image && /^    repository: / { print "    repository: " repository; next } \
 			image && /^    tag: / { print "    tag: \"" tag "\""; next } \
+			image && /^    digest: / { print "    digest: \"" digest "\""; next } \
 			/^  [^ ]/ { image = 0 } { print }' $(CHART_SOURCE)/values.yaml > $$staged/values.yaml && \
 		$(HELM) lint --strict $$staged >/dev/null && \
 		$(HELM) package $$staged --destination $(CHART_PACKAGES) >/dev/null && \

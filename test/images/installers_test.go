@@ -28,7 +28,6 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
-	"sigs.k8s.io/yaml"
 
 	"github.com/example/foo-operator/hack/localcluster/resources"
 	"github.com/example/foo-operator/test/harness"
@@ -50,17 +49,14 @@ func TestEveryReleaseInstallsWithoutOLMFromWhatIsPublished(t *testing.T) {
 			manager := env.imageTagBase + ":v" + version
 			digest := imageDigest(t, manager)
 
-			values := runTool(t, helm, "show", "values", chartRepo, "--version", version)
-			var chart struct {
-				Manager struct {
-					Image struct{ Repository, Tag string }
-				}
+			// What the chart runs, as helm install would render it, whatever shape its values take.
+			rendered := runTool(t, helm, "template", packageName, chartRepo, "--version", version)
+			objects, err := resources.Decode(bytes.NewReader(rendered))
+			if err != nil {
+				t.Fatalf("decoding chart %s %s as helm template renders it: %v", chartRepo, version, err)
 			}
-			if err := yaml.Unmarshal(values, &chart); err != nil {
-				t.Fatalf("reading the values of chart %s %s: %v", chartRepo, version, err)
-			}
-			if got := chart.Manager.Image.Repository + ":" + chart.Manager.Image.Tag; got != manager {
-				t.Errorf("the chart %s %s runs %s, want %s", chartRepo, version, got, manager)
+			if got, err := harness.ManagerImage(objects); err != nil || got != manager {
+				t.Errorf("the chart %s %s runs %s (%v), want %s", chartRepo, version, got, err, manager)
 			}
 
 			make := exec.Command("make", "--no-print-directory", "build-installer", "VERSION="+version, "USE_IMAGE_DIGESTS=true")
