@@ -210,6 +210,15 @@ var chartCases = []chartCase{
 			if r.find("ClusterRole", "foo-operator-manager-role") != nil {
 				t.Error("the manager still has a ClusterRole")
 			}
+			// The elector's Event of the Lease, in the release's namespace, which no Role of the
+			// watched namespaces covers.
+			election := &rbacv1.Role{}
+			r.into("Role", "foo-operator-leader-election-role", election)
+			if !slices.ContainsFunc(election.Rules, func(rule rbacv1.PolicyRule) bool {
+				return slices.Contains(rule.Resources, "events") && slices.Contains(rule.Verbs, "create")
+			}) {
+				t.Errorf("the Lease's Role lets the elector record no Event: %v", election.Rules)
+			}
 		},
 	},
 	{
