@@ -22,6 +22,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -41,48 +42,55 @@ import (
 // operator.
 const installerNamespace = "foo-operator-system"
 
-// installerJourney installs a release from its one-file installer as a user of a cluster
-// without OLM does (`kubectl apply --server-side -f install.yaml`), upgrades it by applying
-// the next release's file over it, and removes it with `kubectl delete -f`. Each file is
-// rendered as `make publish` renders it for a release: its manager image pinned by digest
-// in the registry it was pushed to.
+// installerJourney installs each earlier release in turn from its one-file installer as a
+// user of a cluster without OLM does (`kubectl apply --server-side -f install.yaml`), upgrades
+// it by applying the newest release's file over it, and removes it with `kubectl delete -f`.
+// Each file is rendered as `make publish` renders it for a release: its manager image pinned
+// by digest in the registry it was pushed to.
 func installerJourney() {
-	const storyNamespace = "installer-story"
-	var stories map[string]*tutorialv1.Foo
+	storyNamespace := func(from string) string { return "installer-story-" + strings.ReplaceAll(from, ".", "-") }
+	stories := map[string]map[string]*tutorialv1.Foo{}
 
 	BeforeAll(func(ctx context.Context) {
-		createNamespaces(ctx, newNamespace(storyNamespace, nil))
+		namespaces := make([]*corev1.Namespace, 0, len(earlierReleases))
+		for _, from := range earlierReleases {
+			namespaces = append(namespaces, newNamespace(storyNamespace(from), nil))
+		}
+		createNamespaces(ctx, namespaces...)
 	})
 
-	It("installs 0.2.0 from its install.yaml, and the operator plays the story", func(ctx context.Context) {
-		installer, image := renderInstaller(ctx, "0.2.0")
-		kubectl(ctx, "apply", "--server-side", "-f", installer)
-		Expect(resources.WaitDeploymentAvailable(ctx, clientset, installerNamespace, operatorDeployment, installTimeout)).To(Succeed())
-		expectManagerRunning(ctx, installerNamespace, image)
-		playStory(ctx, installerNamespace, storyNamespace)
-		stories = foosIn(ctx, storyNamespace)
-	}, SpecTimeout(8*time.Minute))
+	for _, from := range earlierReleases {
+		It("installs "+from+" from its install.yaml, and the operator plays the story", func(ctx context.Context) {
+			installer, image := renderInstaller(ctx, from)
+			kubectl(ctx, "apply", "--server-side", "-f", installer)
+			Expect(resources.WaitDeploymentAvailable(ctx, clientset, installerNamespace, operatorDeployment, installTimeout)).To(Succeed())
+			expectManagerRunning(ctx, installerNamespace, image)
+			playStory(ctx, installerNamespace, storyNamespace(from))
+			stories[from] = foosIn(ctx, storyNamespace(from))
+		}, SpecTimeout(8*time.Minute))
 
-	It("upgrades to 0.3.0 when its install.yaml is applied over 0.2.0's, keeping every Foo", func(ctx context.Context) {
-		installer, image := renderInstaller(ctx, "0.3.0")
-		kubectl(ctx, "apply", "--server-side", "-f", installer)
-		expectKeptAcrossUpgrade(ctx, upgrade{operatorNamespace: installerNamespace, storyNamespace: storyNamespace,
-			version: "0.3.0", image: image, stories: stories})
-	}, SpecTimeout(8*time.Minute))
+		It("upgrades "+from+" to "+newestRelease+" when its install.yaml is applied over, keeping every Foo", func(ctx context.Context) {
+			installer, image := renderInstaller(ctx, newestRelease)
+			kubectl(ctx, "apply", "--server-side", "-f", installer)
+			expectKeptAcrossUpgrade(ctx, upgrade{operatorNamespace: installerNamespace, storyNamespace: storyNamespace(from),
+				version: newestRelease, image: image, stories: stories[from]})
+		}, SpecTimeout(8*time.Minute))
 
-	It("removes the operator, its CRD with every Foo, and its cluster roles with kubectl delete -f", func(ctx context.Context) {
-		installer := filepath.Join(tools.checkout, "dist", "install.yaml")
-		kubectl(ctx, "delete", "-f", installer)
-		suite.ExpectGone(ctx, k8sClient, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: installerNamespace}}, installTimeout)
-		suite.ExpectGone(ctx, k8sClient, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}, installTimeout)
-		var roles rbacv1.ClusterRoleList
-		Expect(k8sClient.List(ctx, &roles)).To(Succeed())
-		var bindings rbacv1.ClusterRoleBindingList
-		Expect(k8sClient.List(ctx, &bindings)).To(Succeed())
-		for _, object := range append(objectsNamed(roles.Items), objectsNamed(bindings.Items)...) {
-			Expect(object).NotTo(HavePrefix("foo-operator-"), "%s is left behind", object)
-		}
-	}, SpecTimeout(5*time.Minute))
+		It("removes the operator upgraded from "+from+", its CRD with every Foo, and its cluster roles with kubectl delete -f",
+			func(ctx context.Context) {
+				installer := filepath.Join(tools.checkout, "dist", "install.yaml")
+				kubectl(ctx, "delete", "-f", installer)
+				suite.ExpectGone(ctx, k8sClient, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: installerNamespace}}, installTimeout)
+				suite.ExpectGone(ctx, k8sClient, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}, installTimeout)
+				var roles rbacv1.ClusterRoleList
+				Expect(k8sClient.List(ctx, &roles)).To(Succeed())
+				var bindings rbacv1.ClusterRoleBindingList
+				Expect(k8sClient.List(ctx, &bindings)).To(Succeed())
+				for _, object := range append(objectsNamed(roles.Items), objectsNamed(bindings.Items)...) {
+					Expect(object).NotTo(HavePrefix("foo-operator-"), "%s is left behind", object)
+				}
+			}, SpecTimeout(5*time.Minute))
+	}
 }
 
 // renderInstaller renders the install.yaml of release version in the checkout the images

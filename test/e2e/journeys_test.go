@@ -43,6 +43,8 @@ var (
 		journey(installerJourney))
 	_ = Describe("with the Helm chart from an OCI registry, upgraded and uninstalled", Ordered, Serial, Label("helm"),
 		journey(helmJourney))
+	_ = Describe("with two Helm releases side by side, each watching its own namespace", Ordered, Serial, Label("helm"),
+		journey(helmSideBySideJourney))
 	_ = Describe("checked by operator-sdk scorecard", Serial, Label("scorecard"), journey(scorecardJourney))
 	_ = Describe("with OLM v1: a ClusterCatalog and a ClusterExtension", Ordered, Serial, Label("olm-v1"),
 		journey(olmv1Journey))

@@ -98,7 +98,7 @@ var (
 
 // suiteTools are the programs a user runs, which the suite runs as they would.
 type suiteTools struct {
-	kubectl, operatorSDK, opm, kustomize, imagebuilder, crane, helm string
+	kubectl, operatorSDK, opm, kustomize, imagebuilder, crane, helm, helm3 string
 	// imageStores are OCI image layouts of the images the suite pushes at its start.
 	imageStores []string
 	// checkout is the copy of the project whose images were built (its catalog/ names
@@ -158,6 +158,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 		imagebuilder: requiredEnv("IMAGEBUILDER", "this project's imagebuilder"),
 		crane:        requiredEnv("CRANE", "crane"),
 		helm:         requiredEnv("HELM", "helm"),
+		helm3:        requiredEnv("HELM3", "helm3"),
 		imageStores:  strings.Fields(requiredEnv("IMAGE_STORES", "the image layouts to push")),
 		checkout:     requiredEnv("IMAGE_CHECKOUT", "the copy of the project the images were built from"),
 	}
@@ -315,6 +316,18 @@ func scratchDir(name string) string {
 }
 
 // newNamespace is a namespace for createNamespaces.
+// earlierReleases are the releases cut before the one in the making, oldest first, and
+// newestRelease is the one in the making (the Makefile's VERSION), as this checkout has them:
+// the journeys without OLM install each earlier one and upgrade it to the newest. Read when
+// the specs are made, from the project the suite runs in (test/e2e).
+var earlierReleases, newestRelease = func() ([]string, string) {
+	earlier, newest, err := harness.Releases(filepath.Join("..", ".."))
+	if err != nil {
+		panic(fmt.Sprintf("reading the project's releases: %v", err))
+	}
+	return earlier, newest
+}()
+
 func newNamespace(name string, labels map[string]string) *corev1.Namespace {
 	return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
 }

@@ -18,10 +18,14 @@ package harness
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/util/version"
 )
 
 // The checks of the plain `testing` suites that several of them make, of the project's own
@@ -45,16 +49,50 @@ func ReadFile(t TestingT, path string) []byte {
 	return data
 }
 
+// Releases lists the releases of the project in dir: those cut before, frozen under
+// releases/ (oldest first), and the one in the making, the Makefile's VERSION.
+func Releases(dir string) (earlier []string, newest string, err error) {
+	matches, err := filepath.Glob(filepath.Join(dir, "releases", "*", "source-commit"))
+	if err != nil {
+		return nil, "", err
+	}
+	parsed := map[string]*version.Version{}
+	for _, match := range matches {
+		release := filepath.Base(filepath.Dir(match))
+		if parsed[release], err = version.ParseSemantic(release); err != nil {
+			return nil, "", fmt.Errorf("releases/%s: %w", release, err)
+		}
+		earlier = append(earlier, release)
+	}
+	slices.SortFunc(earlier, func(a, b string) int {
+		switch {
+		case parsed[a].LessThan(parsed[b]):
+			return -1
+		case parsed[b].LessThan(parsed[a]):
+			return 1
+		}
+		return 0
+	})
+	makefile, err := os.ReadFile(filepath.Join(dir, "Makefile"))
+	if err != nil {
+		return nil, "", err
+	}
+	for _, line := range strings.Split(string(makefile), "\n") {
+		if value, ok := strings.CutPrefix(line, "VERSION ?= "); ok {
+			return earlier, strings.TrimSpace(value), nil
+		}
+	}
+	return nil, "", fmt.Errorf("the Makefile of %s sets no VERSION", dir)
+}
+
 // MakefileVersion is the VERSION the Makefile of the project in dir builds.
 func MakefileVersion(t TestingT, dir string) string {
 	t.Helper()
-	for _, line := range strings.Split(string(ReadFile(t, filepath.Join(dir, "Makefile"))), "\n") {
-		if version, ok := strings.CutPrefix(line, "VERSION ?= "); ok {
-			return strings.TrimSpace(version)
-		}
+	_, newest, err := Releases(dir)
+	if err != nil {
+		t.Fatalf("%v", err)
 	}
-	t.Fatalf("the Makefile sets no VERSION")
-	return ""
+	return newest
 }
 
 // CheckBundleValidates runs `operator-sdk bundle validate` on bundle (a folder, or an image

@@ -545,17 +545,11 @@ func readYAML(t *testing.T, path string, into any) {
 // releases/ and the Makefile's VERSION.
 func releases(t *testing.T, checkout string) []string {
 	t.Helper()
-	matches, err := filepath.Glob(filepath.Join(checkout, "releases", "*", "source-commit"))
+	earlier, newest, err := harness.Releases(checkout)
 	if err != nil {
 		t.Fatal(err)
 	}
-	versions := make([]string, 0, 1+len(matches))
-	versions = append(versions, harness.MakefileVersion(t, checkout))
-	for _, match := range matches {
-		versions = append(versions, filepath.Base(filepath.Dir(match)))
-	}
-	sort.Strings(versions)
-	return versions
+	return append(earlier, newest)
 }
 
 // extractImage writes the filesystem of the image reference (for platform) into a

@@ -74,43 +74,67 @@ func ExpectClusterLeftAsFound(ctx context.Context, config *rest.Config) {
 // the cluster lists, but those the cluster makes and removes on its own (events of nodes,
 // the certificate requests of kubelets) and reviews, which are never stored.
 func clusterScopedObjects(ctx context.Context, config *rest.Config) (map[string]sets.Set[string], error) {
+	objects := map[string]sets.Set[string]{}
+	err := listEveryKind(ctx, config, metav1.ListOptions{}, func(resource metav1.APIResource) bool {
+		return !resource.Namespaced && !madeByTheCluster.Has(resource.Name)
+	}, func(kind string, items []metav1.PartialObjectMetadata) {
+		objects[kind] = sets.New[string]()
+		for _, item := range items {
+			objects[kind].Insert(item.Name)
+		}
+	})
+	return objects, err
+}
+
+// LabelledObjects names ("kind namespace/name", or "kind name" for a cluster-scoped one) every
+// object of every kind the cluster lists, in every namespace, that selector selects: what a
+// tool that labels what it makes left, of whatever kind.
+func LabelledObjects(ctx context.Context, config *rest.Config, selector string) ([]string, error) {
+	var names []string
+	err := listEveryKind(ctx, config, metav1.ListOptions{LabelSelector: selector}, func(metav1.APIResource) bool { return true },
+		func(kind string, items []metav1.PartialObjectMetadata) {
+			for _, item := range items {
+				names = append(names, strings.TrimSuffix(kind+" "+item.Namespace, " ")+"/"+item.Name)
+			}
+		})
+	slices.Sort(names)
+	return names, err
+}
+
+// listEveryKind lists, with options, the objects of every kind the cluster can list that
+// include accepts, and hands each kind's ("resource.group") to each. A kind whose list fails
+// is left out, so not compared: an aggregated API away, say.
+func listEveryKind(ctx context.Context, config *rest.Config, options metav1.ListOptions, include func(metav1.APIResource) bool,
+	each func(kind string, items []metav1.PartialObjectMetadata)) error {
 	discoveryClient, err := discovery.NewDiscoveryClientForConfig(config)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	lists, err := discoveryClient.ServerPreferredResources()
 	if err != nil && len(lists) == 0 {
-		return nil, fmt.Errorf("discovering the cluster's resources: %w", err)
+		return fmt.Errorf("discovering the cluster's resources: %w", err)
 	}
 	metadataClient, err := metadata.NewForConfig(config)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	objects := map[string]sets.Set[string]{}
 	for _, list := range lists {
 		groupVersion, err := schema.ParseGroupVersion(list.GroupVersion)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, resource := range list.APIResources {
-			if resource.Namespaced || !slices.Contains(resource.Verbs, "list") || madeByTheCluster.Has(resource.Name) {
+			if !slices.Contains(resource.Verbs, "list") || !include(resource) {
 				continue
 			}
-			gvr := groupVersion.WithResource(resource.Name)
-			items, err := metadataClient.Resource(gvr).List(ctx, metav1.ListOptions{})
+			items, err := metadataClient.Resource(groupVersion.WithResource(resource.Name)).List(ctx, options)
 			if err != nil {
-				// Left out, and so not compared, if it fails at the start; at the end the
-				// check asks again until it answers.
 				continue
 			}
-			kind := strings.TrimSuffix(resource.Name+"."+groupVersion.Group, ".")
-			objects[kind] = sets.New[string]()
-			for _, item := range items.Items {
-				objects[kind].Insert(item.Name)
-			}
+			each(strings.TrimSuffix(resource.Name+"."+groupVersion.Group, "."), items.Items)
 		}
 	}
-	return objects, nil
+	return nil
 }
 
 // madeByTheCluster are the cluster-scoped resources whose objects the cluster's own

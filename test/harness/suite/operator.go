@@ -46,9 +46,11 @@ type InstalledOperator struct {
 	// LogDir receives the logs of the operator's containers (SaveLogs): beside the logs of
 	// the cluster's processes, when the suite started the cluster.
 	LogDir string
-	// Namespace holds the operator's Deployment, named harness.OperatorDeployment, and its
-	// leader election Lease.
+	// Namespace holds the operator's Deployment and its leader election Lease.
 	Namespace string
+	// Deployment names the operator's Deployment: harness.OperatorDeployment when empty, as
+	// every installer but a Helm release of another name makes it.
+	Deployment string
 
 	// restartsSeen is the restart count last seen of each pod of the operator, gone ones
 	// included: a pod replaced during a fault does not take its restarts with it.
@@ -57,6 +59,9 @@ type InstalledOperator struct {
 
 // deploymentKey names the operator's Deployment.
 func (o *InstalledOperator) deploymentKey() client.ObjectKey {
+	if o.Deployment != "" {
+		return client.ObjectKey{Namespace: o.Namespace, Name: o.Deployment}
+	}
 	return client.ObjectKey{Namespace: o.Namespace, Name: harness.OperatorDeployment}
 }
 
