@@ -53,7 +53,8 @@ func helmJourney() {
 	stories := map[string]map[string]*tutorialv1.Foo{}
 
 	BeforeAll(func(ctx context.Context) {
-		namespaces := []*corev1.Namespace{newNamespace(operatorNamespace, restrictedLabels)}
+		namespaces := make([]*corev1.Namespace, 0, 1+len(earlierReleases))
+		namespaces = append(namespaces, newNamespace(operatorNamespace, restrictedLabels))
 		for _, from := range earlierReleases {
 			namespaces = append(namespaces, newNamespace(storyNamespace(from), nil))
 		}
