@@ -24,6 +24,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -32,7 +33,10 @@ import (
 	operatorsv2 "github.com/operator-framework/api/pkg/operators/v2"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -41,6 +45,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
+	"github.com/example/foo-operator/hack/localcluster/resources"
 	"github.com/example/foo-operator/internal/controller"
 	"github.com/example/foo-operator/test/harness/suite"
 )
@@ -96,17 +101,25 @@ func olmv1Journey() {
 		// namespace the README's YAML made (the installer's ServiceAccount with it).
 		DeferCleanup(func(ctx context.Context) {
 			kubectl(ctx, "delete", "--ignore-not-found", "clusterextension/"+olmv1Extension, "clustercatalog/"+olmv1Catalog,
-				"clusterrolebinding/"+olmv1Installer)
+				"clusterrolebinding/"+olmv1Installer, "clusterrole/"+olmv1Installer,
+				"clusterrolebinding/"+olmv1Installer+"-roles", "clusterrole/"+olmv1Installer+"-roles")
 			kubectl(ctx, "delete", "--ignore-not-found", "--wait", "namespace/"+operatorNamespace)
 			deleteCRD(ctx)
 		})
 	}, NodeTimeout(10*time.Minute))
 
-	It("installs 0.1.0, pinned in the README's ClusterExtension, from its ClusterCatalog, and the operator plays the story", func(ctx context.Context) {
+	It("installs nothing while the README's installer roles lack any one rule, and names what is missing", func(ctx context.Context) {
 		upTo2, err := published.upTo("0.2.0")
 		Expect(err).NotTo(HaveOccurred())
 		publishCatalog(ctx, upTo2, catalogImage)
+		if !preflightPermissionsOn(ctx) {
+			Skip("operator-controller's alpha PreflightPermissions feature gate is off on this cluster: without it, " +
+				"a ClusterExtension does not say which permission its ServiceAccount lacks")
+		}
+		expectEachInstallerRuleNeeded(ctx, readmeOLMv1YAML(catalogImage, "0.1.0"), operatorNamespace)
+	}, SpecTimeout(10*time.Minute))
 
+	It("installs 0.1.0, pinned in the README's ClusterExtension, from its ClusterCatalog, and the operator plays the story", func(ctx context.Context) {
 		By("applying the README's ClusterCatalog, Namespace, ServiceAccount, ClusterRoleBinding and ClusterExtension")
 		kubectl(ctx, "apply", "-f", readmeOLMv1YAML(catalogImage, "0.1.0"))
 		expectCatalogServing(ctx)
@@ -135,7 +148,10 @@ func olmv1Journey() {
 		pod, err := installedOperator(operatorNamespace).Pod(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		var conditions operatorsv2.OperatorConditionList
-		Expect(k8sClient.List(ctx, &conditions, client.InNamespace(operatorNamespace))).To(Succeed())
+		// On a cluster without OLM v0 the kind itself does not exist: there is none either.
+		if err := k8sClient.List(ctx, &conditions, client.InNamespace(operatorNamespace)); !meta.IsNoMatchError(err) {
+			Expect(err).NotTo(HaveOccurred())
+		}
 		Expect(names(conditions.Items)).To(BeEmpty(), "OLM v1 creates no OperatorCondition")
 		Expect(pod.Spec.Containers[0].Env).NotTo(ContainElement(HaveField("Name", "OPERATOR_CONDITION_NAME")))
 
@@ -202,6 +218,8 @@ func olmv1Journey() {
 			"kind: ClusterExtension\nmetadata:\n  name: "+olmv1Extension+"\n"+
 				"  annotations:\n    olm.operatorframework.io/watch-namespace: "+ownNamespace+"\n", 1)
 		Expect(own).To(ContainSubstring("watch-namespace"), "the README's ClusterExtension starts as the suite expects")
+		// What the README adds for OwnNamespace: its Roles, which OLM v1 makes there.
+		own += fmt.Sprintf(ownNamespaceInstallerRBAC, olmv1Installer, ownNamespace)
 		ownManifest := filepath.Join(workDir, "olmv1-own.yaml")
 		Expect(os.WriteFile(ownManifest, []byte(own), 0o644)).To(Succeed())
 		kubectl(ctx, "apply", "-f", ownManifest)
@@ -319,3 +337,142 @@ func conditionsOf(obj *unstructured.Unstructured) string {
 	}
 	return strings.Join(lines, "; ")
 }
+
+// expectEachInstallerRuleNeeded applies the README's OLM v1 YAML (the file at manifest) but its
+// ClusterExtension, then, for each rule of the installer's ClusterRole and Role in turn, takes
+// the rule away, creates the ClusterExtension and waits until it says that it was not
+// installed and names the rule's resource as missing (operator-controller's
+// PreflightPermissions check, on in the local cluster), then deletes it and gives the rule back.
+// So the README grants no rule the installation does without. Nothing is installed meanwhile.
+func expectEachInstallerRuleNeeded(ctx context.Context, manifest, operatorNamespace string) {
+	GinkgoHelper()
+	file, err := os.Open(manifest)
+	Expect(err).NotTo(HaveOccurred())
+	objects, err := resources.Decode(file)
+	_ = file.Close()
+	Expect(err).NotTo(HaveOccurred(), "decoding %s", manifest)
+	var extension *unstructured.Unstructured
+	var others []byte
+	for _, object := range objects {
+		if object.GroupVersionKind() == clusterExtensionKind {
+			extension = object
+			continue
+		}
+		document, err := yaml.Marshal(object.Object)
+		Expect(err).NotTo(HaveOccurred())
+		others = append(append(others, "---\n"...), document...)
+	}
+	Expect(extension).NotTo(BeNil(), "the README's OLM v1 YAML has no ClusterExtension")
+	withoutExtension := filepath.Join(workDir, "readme-olmv1-without-extension.yaml")
+	Expect(os.WriteFile(withoutExtension, others, 0o644)).To(Succeed())
+	kubectl(ctx, "apply", "-f", withoutExtension)
+	expectCatalogServing(ctx)
+
+	for _, role := range []types.NamespacedName{{Name: olmv1Installer}, {Namespace: operatorNamespace, Name: olmv1Installer}} {
+		kind := "ClusterRole"
+		if role.Namespace != "" {
+			kind = "Role"
+		}
+		installer := &unstructured.Unstructured{}
+		installer.SetGroupVersionKind(rbacv1.SchemeGroupVersion.WithKind(kind))
+		Expect(k8sClient.Get(ctx, role, installer)).To(Succeed())
+		rules, _, _ := unstructured.NestedSlice(installer.Object, "rules")
+		Expect(rules).NotTo(BeEmpty(), "the rules of the README's %s %s", kind, olmv1Installer)
+		for i, rule := range rules {
+			needle := ruleSubject(rule.(map[string]any))
+			By(fmt.Sprintf("taking rule %d of %s %s away (%s): the ClusterExtension says it lacks it", i+1, kind, olmv1Installer, needle))
+			setRules(ctx, role, kind, append(append([]any{}, rules[:i]...), rules[i+1:]...))
+			attempt := extension.DeepCopy()
+			Expect(k8sClient.Create(ctx, attempt)).To(Succeed())
+			Eventually(func(g Gomega) {
+				g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(attempt), attempt)).To(Succeed())
+				g.Expect(conditionOf(attempt, "Progressing")).To(And(ContainSubstring("pre-authorization failed"), ContainSubstring(needle)),
+					"ClusterExtension %s without rule %d of %s %s: %s", olmv1Extension, i+1, kind, olmv1Installer, conditionsOf(attempt))
+			}).WithContext(ctx).WithTimeout(installTimeout).Should(Succeed())
+			Expect(conditionOf(attempt, "Installed")).NotTo(HavePrefix("True"), "ClusterExtension %s: %s", olmv1Extension, conditionsOf(attempt))
+			Expect(k8sClient.Delete(ctx, attempt)).To(Succeed())
+			suite.ExpectGone(ctx, k8sClient, attempt, installTimeout)
+			setRules(ctx, role, kind, rules)
+		}
+	}
+	Expect(k8sClient.Get(ctx, types.NamespacedName{Namespace: operatorNamespace, Name: operatorDeployment}, &appsv1.Deployment{})).
+		To(WithTransform(apierrors.IsNotFound, BeTrue()), "the operator's Deployment, while the installer lacked a rule")
+}
+
+// ruleSubject is what a rule is about, as operator-controller names a missing one: its first
+// resource, or its first non-resource URL.
+func ruleSubject(rule map[string]any) string {
+	for _, field := range []string{"resources", "nonResourceURLs"} {
+		if values, _ := rule[field].([]any); len(values) > 0 {
+			return values[0].(string)
+		}
+	}
+	return fmt.Sprint(rule)
+}
+
+// setRules replaces the rules of the role (a ClusterRole when role has no namespace).
+func setRules(ctx context.Context, role types.NamespacedName, kind string, rules []any) {
+	GinkgoHelper()
+	installer := &unstructured.Unstructured{}
+	installer.SetGroupVersionKind(rbacv1.SchemeGroupVersion.WithKind(kind))
+	Expect(k8sClient.Get(ctx, role, installer)).To(Succeed())
+	Expect(unstructured.SetNestedSlice(installer.Object, rules, "rules")).To(Succeed())
+	Expect(k8sClient.Update(ctx, installer)).To(Succeed())
+}
+
+// preflightPermissionsOn tells whether operator-controller runs with its PreflightPermissions
+// feature gate on, as its Deployment in the cluster says.
+func preflightPermissionsOn(ctx context.Context) bool {
+	GinkgoHelper()
+	var deployments appsv1.DeploymentList
+	Expect(k8sClient.List(ctx, &deployments, client.InNamespace(olmv1Namespace))).To(Succeed())
+	for _, deployment := range deployments.Items {
+		for _, container := range deployment.Spec.Template.Spec.Containers {
+			for _, arg := range container.Args {
+				if gates, ok := strings.CutPrefix(arg, "--feature-gates="); ok && slices.Contains(strings.Split(gates, ","), "PreflightPermissions=true") {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// ownNamespaceInstallerRBAC is what the README tells an OwnNamespace installation's installer
+// (%[1]s, in namespace %[2]s) needs beyond its YAML: the operator's Roles, which OLM v1 makes in
+// that namespace, list and watch cluster-wide and the rest there.
+const ownNamespaceInstallerRBAC = `---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: %[1]s-roles
+rules:
+- apiGroups: [rbac.authorization.k8s.io]
+  resources: [roles, rolebindings]
+  verbs: [list, watch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: %[1]s-roles
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: %[1]s-roles}
+subjects: [{kind: ServiceAccount, name: %[1]s, namespace: %[2]s}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: %[1]s-roles
+  namespace: %[2]s
+rules:
+- apiGroups: [rbac.authorization.k8s.io]
+  resources: [roles, rolebindings]
+  verbs: [create, get, update, patch, delete]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: %[1]s-roles
+  namespace: %[2]s
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: %[1]s-roles}
+subjects: [{kind: ServiceAccount, name: %[1]s, namespace: %[2]s}]
+`
