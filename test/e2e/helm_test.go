@@ -200,10 +200,16 @@ func helmSideBySideJourney() {
 			other := teams[1-i]
 			By(fmt.Sprintf("stopping %s's operator: %s's does not take its Foos", team.release, other.release))
 			run(ctx, workDir, tools.kubectl, "--namespace", team.operatorNamespace, "scale", "deployment", team.deployment(), "--replicas=0")
+			// A pod being deleted still runs, and reconciles, until it is gone: wait for none at all.
+			deployment := &appsv1.Deployment{}
+			Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: team.operatorNamespace, Name: team.deployment()}, deployment)).To(Succeed())
+			selector, err := metav1.LabelSelectorAsSelector(deployment.Spec.Selector)
+			Expect(err).NotTo(HaveOccurred())
 			Eventually(func() ([]string, error) {
-				pods, err := installedOperator(team.operatorNamespace).Pods(ctx)
-				return names(pods), err
-			}).WithContext(ctx).WithTimeout(installTimeout).Should(BeEmpty(), "the pods of %s's operator, scaled to 0", team.release)
+				var pods corev1.PodList
+				err := k8sClient.List(ctx, &pods, client.InNamespace(team.operatorNamespace), client.MatchingLabelsSelector{Selector: selector})
+				return names(pods.Items), err
+			}).WithContext(ctx).WithTimeout(installTimeout).Should(BeEmpty(), "the pods of %s's operator, terminating ones too, scaled to 0", team.release)
 			Expect(k8sClient.Create(ctx, &tutorialv1.Foo{ObjectMeta: metav1.ObjectMeta{Namespace: team.foosNamespace, Name: "unserved"},
 				Spec: tutorialv1.FooSpec{Name: "jack"}})).To(Succeed())
 			runFriend(ctx, team.foosNamespace, "jack")
