@@ -52,6 +52,7 @@ import (
 	tutorialv1 "github.com/example/foo-operator/api/v1"
 	"github.com/example/foo-operator/internal/controller"
 	"github.com/example/foo-operator/internal/memorylimit"
+	"github.com/example/foo-operator/internal/selftest"
 	// +kubebuilder:scaffold:imports
 )
 
@@ -80,6 +81,9 @@ func init() {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == selftestCommand {
+		os.Exit(runSelftest(os.Args[2:]))
+	}
 	var (
 		metricsAddr, probeAddr, pprofAddr                string
 		metricsCertPath, metricsCertName, metricsCertKey string
@@ -238,6 +242,48 @@ func main() {
 		setupLog.Error(err, "Manager stopped with an error")
 		os.Exit(1)
 	}
+}
+
+// selftestCommand, as the first argument, runs the self-test instead of the manager: the
+// Helm chart's test hook runs it from the manager's image, so that `helm test` needs no
+// other image.
+const selftestCommand = "selftest"
+
+// runSelftest checks that the installed operator serves Foos (internal/selftest) and
+// returns the command's exit code.
+func runSelftest(args []string) int {
+	flags := flag.NewFlagSet(selftestCommand, flag.ExitOnError)
+	var options selftest.Options
+	flags.StringVar(&options.Namespace, "namespace", "",
+		"A namespace the operator watches, for the test's Foo and friend. Empty: a namespace of their own, deleted afterwards.")
+	flags.StringVar(&options.Image, "friend-image", "",
+		"An image the cluster can pull, for the friend pod (which is never meant to run).")
+	flags.DurationVar(&options.Timeout, "timeout", time.Minute, "How long to wait for the operator at each step.")
+	zapOpts := zap.Options{Development: false, StacktraceLevel: zapcore.PanicLevel}
+	zapOpts.BindFlags(flags)
+	_ = flags.Parse(args) // ExitOnError: a bad flag has already ended the command
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+	options.Log = ctrl.Log.WithName(selftestCommand)
+	if options.Image == "" {
+		options.Log.Error(errors.New("--friend-image is required"), "Invalid flags")
+		return 2
+	}
+
+	config, err := ctrl.GetConfig()
+	if err != nil {
+		options.Log.Error(err, "Unable to find the cluster")
+		return 1
+	}
+	c, err := client.New(config, client.Options{Scheme: scheme})
+	if err != nil {
+		options.Log.Error(err, "Unable to reach the cluster", "host", config.Host)
+		return 1
+	}
+	if err := selftest.Run(ctrl.SetupSignalHandler(), c, options); err != nil {
+		options.Log.Error(err, "The self-test failed")
+		return 1
+	}
+	return 0
 }
 
 // apiServerWait bounds the wait for the apiserver at start: under the liveness probe's first

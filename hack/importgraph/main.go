@@ -58,6 +58,7 @@ var groups = []group{
 	{"controller", "internal/controller<br/>Setup, FooReconciler, upgrade holds,<br/>cache options, index, metrics", []string{"internal/controller"}},
 	{"status", "internal/status<br/>pure: Desired status, MergePatch", []string{"internal/status"}},
 	{"memorylimit", "internal/memorylimit<br/>names a too-small memory limit in the log", []string{"internal/memorylimit"}},
+	{"selftest", "internal/selftest<br/>manager selftest: a Foo served,<br/>as helm test shows it", []string{"internal/selftest"}},
 	{"api", "api/v1<br/>Foo types, CRD markers", []string{"api"}},
 	{"envtest", "controller-runtime's envtest<br/>kube-apiserver and etcd of make envtest", []string{"sigs.k8s.io/controller-runtime/pkg/envtest"}},
 	{"managerprocess", "hack/localcluster/managerprocess<br/>the manager as a process", []string{"hack/localcluster/managerprocess"}},
