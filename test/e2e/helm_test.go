@@ -22,6 +22,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -84,6 +85,10 @@ func helmJourney() {
 			expectKeptAcrossUpgrade(ctx, upgrade{operatorNamespace: operatorNamespace, storyNamespace: storyNamespace(from),
 				version: newestRelease, image: pinnedManagerImage(ctx, newestRelease), stories: stories[from]})
 		}, SpecTimeout(8*time.Minute))
+
+		It("passes helm test once upgraded from "+from+": the operator serves a Foo in a namespace of the test's own", func(ctx context.Context) {
+			expectHelmTestPasses(ctx, tools.helm, release, operatorNamespace, "foo-operator-selftest-")
+		}, SpecTimeout(5*time.Minute))
 
 		It("removes the operator upgraded from "+from+" with helm uninstall, and keeps the CRD and every Foo", func(ctx context.Context) {
 			// The pods are found by the Deployment's selector as it was before the uninstall: once
@@ -228,6 +233,12 @@ func helmSideBySideJourney() {
 		}
 	}, SpecTimeout(10*time.Minute))
 
+	It("passes helm test for each release, in the namespace it watches", func(ctx context.Context) {
+		for _, team := range teams {
+			expectHelmTestPasses(ctx, team.helm(), team.release, team.operatorNamespace, team.foosNamespace)
+		}
+	}, SpecTimeout(5*time.Minute))
+
 	It("refuses each operator's ServiceAccount the pods outside its namespace", func(ctx context.Context) {
 		for i, team := range teams {
 			as := "--as=system:serviceaccount:" + team.operatorNamespace + ":" + team.serviceAccount()
@@ -287,6 +298,30 @@ func helmSideBySideJourney() {
 			expectSameFoos(ctx, team.foosNamespace, stories[team.foosNamespace])
 		}
 	}, SpecTimeout(5*time.Minute))
+}
+
+// expectHelmTestPasses runs `helm test` on the release with helm, expects the chart's
+// self-test to pass, in the namespace that starts with fooNamespace (the one the release
+// watches, or one the test makes) as its log says, and expects the test's objects gone
+// afterwards. Helm 3 deletes a passed test's pod before --logs reads it, so under Helm 3 the
+// test's report alone is read.
+func expectHelmTestPasses(ctx context.Context, helm, release, namespace, fooNamespace string) {
+	GinkgoHelper()
+	args := []string{"test", release, "--namespace", namespace}
+	if helm != tools.helm3 {
+		args = append(args, "--logs")
+	}
+	output := run(ctx, workDir, helm, args...)
+	Expect(output).To(MatchRegexp(`Phase: +Succeeded`), "helm test's report of the self-test's pod")
+	Expect(output).NotTo(MatchRegexp(`Phase: +Failed`), "helm test's report of the self-test's objects")
+	if helm != tools.helm3 {
+		Expect(output).To(MatchRegexp(`"msg":"The operator serves Foos","namespace":"`+regexp.QuoteMeta(fooNamespace)),
+			"the self-test's log, which helm test --logs shows")
+	}
+	selector := "app.kubernetes.io/component=selftest,app.kubernetes.io/instance=" + release
+	Eventually(func() ([]string, error) {
+		return suite.LabelledObjects(ctx, cluster.RESTConfig(), selector)
+	}).WithContext(ctx).WithTimeout(installTimeout).Should(BeEmpty(), "the self-test's objects (%s) after it passed", selector)
 }
 
 // expectReplicas waits until the team's Deployment asks for replicas and has them ready.

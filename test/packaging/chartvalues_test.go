@@ -32,13 +32,14 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
 	"github.com/example/foo-operator/hack/localcluster/resources"
 )
 
-// The release the render tests install: as the README's `helm install` does.
+// The release the render tests install: as docs/install-helm.md's `helm install` does.
 const (
 	chartRelease   = packageName
 	chartNamespace = "foo-operator-system"
@@ -138,6 +139,60 @@ func (r rendered) manager() corev1.Container {
 	return r.deployment().Spec.Template.Spec.Containers[0]
 }
 
+// selftest is the pod `helm test` runs.
+func (r rendered) selftest() *corev1.Pod {
+	r.t.Helper()
+	pod := &corev1.Pod{}
+	r.into("Pod", "foo-operator-selftest", pod)
+	return pod
+}
+
+// expectSelftestIn checks that `helm test` runs the manager's image's self-test in namespace
+// (empty: one of the test's own), with a role there (or a ClusterRole) that lets it make
+// Foos and pods, and namespaces only when it makes its own.
+func (r rendered) expectSelftestIn(t *testing.T, namespace string) {
+	t.Helper()
+	pod := r.selftest()
+	test := pod.Spec.Containers[0]
+	expect(t, "the self-test's image", test.Image, r.manager().Image)
+	expect(t, "the self-test's command", test.Command, []string{"/manager", "selftest"})
+	wantArgs := []string{"--friend-image=" + r.manager().Image, "--timeout=1m"}
+	if namespace != "" {
+		wantArgs = append(wantArgs, "--namespace="+namespace)
+	}
+	expect(t, "the self-test's arguments", test.Args, wantArgs)
+	expect(t, "the self-test's hook", pod.Annotations["helm.sh/hook"], "test")
+	kind, wantRules := "ClusterRole", "foos: create, get, delete; pods: create, delete; namespaces: create, delete"
+	if namespace != "" {
+		kind, wantRules = "Role", "foos: create, get, delete; pods: create, delete"
+	}
+	role := &rbacv1.Role{}
+	r.into(kind, "foo-operator-selftest", role)
+	if object := r.find(kind, "foo-operator-selftest"); object.GetNamespace() != namespace {
+		t.Errorf("the self-test's %s is in namespace %q, want %q", kind, object.GetNamespace(), namespace)
+	}
+	rules := make([]string, 0, len(role.Rules))
+	for _, rule := range role.Rules {
+		rules = append(rules, strings.Join(rule.Resources, ",")+": "+strings.Join(rule.Verbs, ", "))
+	}
+	expect(t, "the self-test's "+kind, strings.Join(rules, "; "), wantRules)
+	binding := &rbacv1.RoleBinding{}
+	r.into(kind+"Binding", "foo-operator-selftest", binding)
+	expect(t, "the self-test's binding's subject", binding.Subjects[0].Name, pod.Spec.ServiceAccountName)
+}
+
+// expectSelectsManagerAlone checks that selector matches the manager's pods and not the
+// self-test's, which carry the release's labels too.
+func (r rendered) expectSelectsManagerAlone(t *testing.T, what string, selector map[string]string) {
+	t.Helper()
+	if !labels.SelectorFromSet(selector).Matches(labels.Set(r.deployment().Spec.Template.Labels)) {
+		t.Errorf("%s (%v) does not select the manager's pods (%v)", what, selector, r.deployment().Spec.Template.Labels)
+	}
+	if labels.SelectorFromSet(selector).Matches(labels.Set(r.selftest().Labels)) {
+		t.Errorf("%s (%v) selects the self-test's pod (%v)", what, selector, r.selftest().Labels)
+	}
+}
+
 // expect reports got when it is not want, as YAML.
 func expect(t *testing.T, what string, got, want any) {
 	t.Helper()
@@ -185,6 +240,10 @@ var chartCases = []chartCase{
 			if r.find("ClusterRole", "foo-operator-manager-role") == nil {
 				t.Error("no ClusterRole for the manager")
 			}
+			r.expectSelftestIn(t, "")
+			service := &corev1.Service{}
+			r.into("Service", "foo-operator-controller-manager-metrics-service", service)
+			r.expectSelectsManagerAlone(t, "the metrics Service's selector", service.Spec.Selector)
 		},
 	},
 	{
@@ -219,6 +278,7 @@ var chartCases = []chartCase{
 			}) {
 				t.Errorf("the Lease's Role lets the elector record no Event: %v", election.Rules)
 			}
+			r.expectSelftestIn(t, "team-a")
 		},
 	},
 	{
@@ -230,6 +290,8 @@ var chartCases = []chartCase{
 			if r.find("ClusterRoleBinding", "foo-operator-manager-rolebinding") == nil {
 				t.Error("no ClusterRoleBinding for the manager")
 			}
+			// A namespace the self-test made would not be watched.
+			r.expectSelftestIn(t, "team-a")
 		},
 	},
 	{
@@ -248,6 +310,7 @@ var chartCases = []chartCase{
 		covers: []string{"manager.image.digest"},
 		check: func(t *testing.T, r rendered) {
 			expect(t, "the image", r.manager().Image, "registry.example/org/foo-operator@sha256:"+strings.Repeat("ab", 32))
+			expect(t, "the self-test's image", r.selftest().Spec.Containers[0].Image, r.manager().Image)
 		},
 	},
 	{
@@ -292,7 +355,7 @@ var chartCases = []chartCase{
 			policy := &networkingv1.NetworkPolicy{}
 			r.into("NetworkPolicy", "foo-operator-allow-metrics-traffic", policy)
 			expect(t, "the port the NetworkPolicy admits", policy.Spec.Ingress[0].Ports[0].Port.IntValue(), 9443)
-			expect(t, "the pods the NetworkPolicy guards", policy.Spec.PodSelector.MatchLabels, r.deployment().Spec.Selector.MatchLabels)
+			r.expectSelectsManagerAlone(t, "the pods the NetworkPolicy guards", policy.Spec.PodSelector.MatchLabels)
 		},
 	},
 	{
@@ -378,6 +441,13 @@ var chartCases = []chartCase{
 			expect(t, "the priority class", pod.PriorityClassName, "system-cluster-critical")
 			expect(t, "the pull secrets", pod.ImagePullSecrets, []corev1.LocalObjectReference{{Name: "pull-secret"}})
 			expect(t, "the strategy", r.deployment().Spec.Strategy.Type, appsv1.RecreateDeploymentStrategyType)
+			// The self-test runs where the manager may, with its pull secrets.
+			selftest := r.selftest().Spec
+			expect(t, "the self-test's nodeSelector", selftest.NodeSelector, pod.NodeSelector)
+			expect(t, "the self-test's tolerations", selftest.Tolerations, pod.Tolerations)
+			account := &corev1.ServiceAccount{}
+			r.into("ServiceAccount", "foo-operator-selftest", account)
+			expect(t, "the self-test's pull secrets", account.ImagePullSecrets, pod.ImagePullSecrets)
 		},
 	},
 	{

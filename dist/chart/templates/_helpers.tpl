@@ -115,3 +115,21 @@ Refuses values that render but could not run: checked before anything is install
 {{- fail "networkPolicy.enabled=true admits traffic to the metrics endpoint only: it needs metrics.enabled=true" }}
 {{- end }}
 {{- end }}
+
+{{/*
+The labels of the test hook's objects: the chart's, with the component that sets them apart
+from the manager's pods, which the Service and the NetworkPolicy select.
+*/}}
+{{- define "foo-operator.selftestLabels" -}}
+{{ include "foo-operator.labels" . }}
+app.kubernetes.io/component: selftest
+{{- end }}
+
+{{/*
+The annotations that make an object part of `helm test`, created in the order of weight.
+*/}}
+{{- define "foo-operator.selftestHook" -}}
+helm.sh/hook: test
+helm.sh/hook-weight: {{ .weight | quote }}
+helm.sh/hook-delete-policy: before-hook-creation,hook-succeeded
+{{- end }}
