@@ -67,7 +67,7 @@ help: ## Show this help.
 
 # HELP_SECTIONS is the order `make help` shows its sections in: trying it and installing it
 # first, then building, testing and the rest.
-HELP_SECTIONS := Try it on this machine|Deployment|OLM bundle and catalog|Without OLM: install.yaml and the Helm chart|Build|Development|Test|Benchmark|Tools|General
+HELP_SECTIONS := Try it on this machine|Install on a cluster|Local cluster (Linux, as root)|Without OLM: install.yaml and the Helm chart|OLM bundle and catalog|Build|Development|Test|Benchmark|Tools|General
 
 ##@ Development
 
@@ -123,11 +123,11 @@ import-graph: ## Draw the import graph in docs/architecture.md from the tree.
 # (hack/first-run-times.sh); `make verify` fails when a page's figure is not what its command
 # measured (hack/figures).
 .PHONY: first-run-times
-first-run-times: ## Measure make demo and make test in a fresh clone with empty Go caches, and record the times in the README.
+first-run-times: ## Measure make demo and make test in a fresh clone on empty Go caches; record them in the README.
 	hack/first-run-times.sh
 
 .PHONY: verify
-verify: ## Regenerate every generated file (code, manifests, bundle, catalog, installer, Helm chart) and fail if any was stale; check the docs' measured figures and the CRD's upgrade safety.
+verify: ## Regenerate every generated file and fail if any was stale; check the docs' figures and the CRD.
 	@snapshot() { git status --porcelain=v1 --untracked-files=all; git diff --no-ext-diff; }; \
 	before=$$(snapshot | sha256sum); \
 	$(MAKE) --no-print-directory manifests generate api-docs import-graph fmt tidy bundle catalog helm-chart; \
@@ -218,18 +218,18 @@ include hack/make/olm.mk
 
 include hack/make/installers.mk
 
-##@ Deployment
+##@ Install on a cluster
 
 ifndef ignore-not-found
   ignore-not-found = false
 endif
 
 .PHONY: install
-install: manifests kustomize ## Install the CRD into the cluster of the current kubeconfig.
+install: manifests kustomize ## Install the CRD only, for make run (into the cluster of the current kubeconfig).
 	$(KUSTOMIZE) build config/crd | $(KUBECTL) apply -f -
 
 .PHONY: uninstall
-uninstall: manifests kustomize ## Remove the CRD (and every Foo) from the cluster. Call with ignore-not-found=true to ignore missing resources.
+uninstall: manifests kustomize ## Remove the CRD and every Foo (ignore-not-found=true: skip what is missing).
 	$(KUSTOMIZE) build config/crd | $(KUBECTL) delete --ignore-not-found=$(ignore-not-found) -f -
 
 # deploy renders DEPLOY_CONFIG through an overlay of its own under bin/, which sets the
@@ -239,13 +239,13 @@ DEPLOY_OVERLAY = $(CHECKOUT_BIN)/deploy
 DEPLOY_CONFIG ?= config/default
 
 .PHONY: deploy
-deploy: manifests kustomize ## Deploy the operator with image IMG into the cluster of the current kubeconfig (DEPLOY_CONFIG: config/default).
+deploy: manifests kustomize ## Deploy the operator, its CRD and RBAC, running image IMG, into the current kubeconfig's cluster.
 	@rm -rf $(DEPLOY_OVERLAY) && mkdir -p $(DEPLOY_OVERLAY)
 	@$(call write-image-overlay,$(DEPLOY_OVERLAY),$$(realpath --relative-to=$(DEPLOY_OVERLAY) $(DEPLOY_CONFIG)),$(IMG))
 	$(KUSTOMIZE) build $(DEPLOY_OVERLAY) | $(KUBECTL) apply -f -
 
 .PHONY: undeploy
-undeploy: kustomize ## Remove all that deploy applied: the operator, its CRD and with it every Foo. Call with ignore-not-found=true to ignore missing resources.
+undeploy: kustomize ## Remove the operator, the CRD and every Foo: all that deploy applied (ignore-not-found=true).
 	$(KUSTOMIZE) build config/default | $(KUBECTL) delete --ignore-not-found=$(ignore-not-found) -f -
 
 include hack/make/tools.mk

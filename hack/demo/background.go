@@ -161,7 +161,7 @@ func serveBackgroundCluster(ctx context.Context, opts options) error {
 	return cluster.Stop()
 }
 
-// toolsDir holds links to the tools the README runs against the cluster (kubectl, and with
+// toolsDir holds links to the tools the docs' install pages run against the cluster (kubectl, and with
 // OLM operator-sdk), which `make cluster` makes; the environment puts it first on PATH.
 func toolsDir(opts options) string { return filepath.Join(opts.dir, "bin") }
 
@@ -201,7 +201,7 @@ func printEnv(w io.Writer, opts options) error {
 	_, _ = fmt.Fprintf(w, "  kubectl apply -k config/samples\n")
 	_, _ = fmt.Fprintf(w, "  kubectl run jack --image=$REGISTRY/pause\n")
 	_, _ = fmt.Fprintf(w, "  kubectl get foos,pods -A\n\n")
-	_, _ = fmt.Fprintf(w, "With OLM (make cluster OLM=v0, v1 or both), the README's OLM commands run as they are written.\n")
+	_, _ = fmt.Fprintf(w, "With OLM (make cluster OLM=v0, v1 or both), the commands of docs/install-olm-*.md run as they are written.\n")
 	_, _ = fmt.Fprintf(w, "Every process logs into %s. Stop it all with: make cluster-down\n", relative(filepath.Join(clusterDir(opts), "logs")))
 	return nil
 }

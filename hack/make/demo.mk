@@ -17,8 +17,10 @@ demo: build envtest demo-program demo-kubectl ## Show the operator at work on a 
 	@KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" $(DEMO) --manager "$(CHECKOUT_BIN)/manager"
 
 .PHONY: demo-node
-demo-node: node imagebuilder kustomize controller-gen demo-program demo-kubectl ## Play the same story on a local cluster with a real node, the operator deployed as a pod (as root).
+demo-node: node imagebuilder kustomize controller-gen demo-program demo-kubectl ## Play the same story on a local cluster, the operator deployed as a pod (Linux, as root).
 	@$(NODE_ENV) $(DEMO) --node
+
+##@ Local cluster (Linux, as root)
 
 # OLM names the OLM generations `make cluster` installs on the cluster: v0, v1 or both (none
 # by default). Their images and the images their tools need are built and published in the
@@ -33,7 +35,7 @@ endif
 CLUSTER_REGISTRY ?=
 
 .PHONY: cluster
-cluster: node imagebuilder kustomize controller-gen demo-program demo-kubectl $(if $(OLM),olm-images operator-sdk helm olm-modules) ## Leave a local cluster with a real node and an image registry running, for kubectl and make (as root); OLM=v0, v1 or both installs OLM on it.
+cluster: node imagebuilder kustomize controller-gen demo-program demo-kubectl $(if $(OLM),olm-images operator-sdk helm olm-modules) ## Start a local cluster with a real node and a registry in the background; OLM=v0, v1 or both adds OLM.
 	@mkdir -p $(DEMO_DIR)/bin && ln -sf $(DEMO_KUBECTL) $(DEMO_DIR)/bin/kubectl
 	@$(if $(OLM),ln -sf $(OPERATOR_SDK) $(DEMO_DIR)/bin/operator-sdk && ln -sf $(HELM) $(DEMO_DIR)/bin/helm)
 	@$(NODE_ENV) $(OLM_ENV) $(DEMO) --cluster --olm "$(OLM)" --registry-address "$(CLUSTER_REGISTRY)"

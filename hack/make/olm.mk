@@ -166,19 +166,23 @@ images-push: ## Push what `make images` built.
 	done
 	@$(MAKE) --no-print-directory catalog-push
 
+##@ Install on a cluster
+
 # publish builds and pushes, release after release, the manager image, then the bundle image
 # and the Helm chart, which name it by its digest (USE_IMAGE_DIGESTS=true: they resolve the
 # manager image just pushed), and renders the release's installer, pinned the same way (into
 # dist/, or bin/releases/<version>/ for an earlier release: attach it to the release); then
 # the catalog image, which names every bundle by digest.
 .PHONY: publish
-publish: ## Build and push every image and chart a cluster installing the operator pulls, under IMAGE_TAG_BASE, each naming the manager by digest; render each release's installer so.
+publish: ## Publish every release's images and chart under IMAGE_TAG_BASE; rewrites tracked files.
 	@for version in $(RELEASES) $(VERSION); do \
 		$(MAKE) --no-print-directory docker-build docker-push bundle-build bundle-push chart-build chart-push build-installer \
 			VERSION=$$version USE_IMAGE_DIGESTS=true \
 			IMG=$(IMAGE_TAG_BASE):v$$version BUNDLE_IMG=$(IMAGE_TAG_BASE)-bundle:v$$version || exit 1; \
 	done
 	@$(MAKE) --no-print-directory catalog-build catalog-push USE_IMAGE_DIGESTS=true
+
+##@ OLM bundle and catalog
 
 # OPERATORHUB_DIR receives the community-operators submission of every release.
 OPERATORHUB_DIR ?= $(LOCALBIN)/operatorhub

@@ -10,9 +10,13 @@
 # renders the Helm charts, and promtool, which evaluates the alerts in their unit tests.
 TEST_ENV = KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" KUSTOMIZE="$(KUSTOMIZE)" TEST_ASSET_KUBECTL="$(KUBECTL_LOCAL)" OPM="$(OPM)" OPERATOR_SDK="$(OPERATOR_SDK)" CONTROLLER_GEN="$(CONTROLLER_GEN)" REGISTRY_SERVER="$(REGISTRY_SERVER)" CRD_UPGRADE_SAFETY="$(CRD_UPGRADE_SAFETY)" HELM="$(HELM)" HELM3="$(HELM3)" PROMTOOL="$(PROMTOOL)"
 
+##@ Try it on this machine
+
 .PHONY: test
-test: manifests generate fmt vet envtest kustomize kubectl opm operator-sdk stage-bundle registry crd-upgrade-safety-tool helm helm3 promtool ## Run all tests but the long reliability ones against a local kube-apiserver and etcd (built on first use).
+test: manifests generate fmt vet envtest kustomize kubectl opm operator-sdk stage-bundle registry crd-upgrade-safety-tool helm helm3 promtool ## Run every test but the long reliability ones against a local kube-apiserver and etcd.
 	$(TEST_ENV) $(GO_ENV) go test $$(go list ./... | grep -v /test/reliability) -coverprofile cover.out
+
+##@ Test
 
 .PHONY: test-reliability
 test-reliability: manifests generate fmt vet envtest kustomize ## Run the long tests that end managers and fight them over their Foos under load (a minute or two).

@@ -177,6 +177,8 @@ NETNS_PACKAGES := ip=iproute2 unshare=util-linux nsenter=util-linux
 NODE_PACKAGES := runc=runc /usr/lib/cni/bridge=containernetworking-plugins tini=tini iptables=iptables \
 	nft=nftables conntrack=conntrack $(IMAGE_PACKAGES) $(NETNS_PACKAGES)
 
+##@ Local cluster (Linux, as root)
+
 .PHONY: node-packages image-packages image-test-packages
 node-packages: ## Check that the Debian packages the local cluster's node needs are installed.
 	$(call check-packages,$(NODE_PACKAGES))
@@ -184,6 +186,8 @@ image-packages:
 	$(call check-packages,$(IMAGE_PACKAGES))
 image-test-packages:
 	$(call check-packages,$(IMAGE_PACKAGES) $(NETNS_PACKAGES))
+
+##@ Tools
 
 .PHONY: node
 node: node-packages envtest kube-controller-manager registry $(KUBE_SCHEDULER) $(KUBELET) $(KUBE_PROXY) $(CONTAINERD)/containerd node-images ## Build the local cluster's node (about 10 minutes the first time).

@@ -46,7 +46,7 @@ import (
 	"github.com/example/foo-operator/test/harness/suite"
 )
 
-// catalogJourney installs from a catalog image with the README's YAML, and upgrades by
+// catalogJourney installs from a catalog image with the catalog page's YAML, and upgrades by
 // publishing each release under the tag the CatalogSource polls; on any cluster with OLM v0.
 func catalogJourney() {
 	var catalog *catalogInstall
@@ -55,7 +55,7 @@ func catalogJourney() {
 		catalog = newCatalogInstall(ctx, "catalog-story", "catalog:latest", readmeCatalogSource)
 	})
 
-	It("installs 0.1.0 from the catalog image with the README's YAML, and the operator plays the story", func(ctx context.Context) {
+	It("installs 0.1.0 from the catalog image with the catalog page's YAML, and the operator plays the story", func(ctx context.Context) {
 		catalog.install(ctx, "0.1.0")
 	}, SpecTimeout(10*time.Minute))
 
@@ -182,11 +182,11 @@ func catalogJourney() {
 	}, SpecTimeout(10*time.Minute))
 }
 
-// catalogInstall is the operator installed from a catalog image with the README's YAML
+// catalogInstall is the operator installed from a catalog image with the catalog page's YAML
 // (CatalogSource, Namespace, OperatorGroup, Subscription), and the story played on it: the
 // steps the journeys that install from a catalog share.
 type catalogInstall struct {
-	// operatorNamespace is the README's namespace of the operator.
+	// operatorNamespace is the catalog page's namespace of the operator.
 	operatorNamespace, storyNamespace string
 	// catalogImage is the tag the CatalogSource polls; each release is published there.
 	catalogImage string
@@ -197,7 +197,11 @@ type catalogInstall struct {
 	stories map[string]*tutorialv1.Foo
 }
 
-// readmeCatalogSource is the name of the README's CatalogSource, in OLM's global catalog
+// catalogPage is the page that tells users how to install from a catalog with OLM v0 (the
+// catalog page): the suite applies its YAML.
+const catalogPage = "docs/install-olm-catalog.md"
+
+// readmeCatalogSource is the name of the catalog page's CatalogSource, in OLM's global catalog
 // namespace.
 const readmeCatalogSource = "foo-operator-catalog"
 
@@ -213,8 +217,8 @@ func newCatalogInstall(ctx context.Context, storyNamespace, catalogTag, catalogS
 	DeferCleanup(func(ctx context.Context) {
 		kubectl(ctx, "delete", "--ignore-not-found", "catalogsource/"+catalogSource, "-n", olmNamespace)
 	})
-	// The README's YAML makes the operator's namespace and its OperatorGroup, which the
-	// README's uninstall removes last; so does the journey, once OLM's objects are gone.
+	// The catalog page's YAML makes the operator's namespace and its OperatorGroup, which the
+	// catalog page's uninstall removes last; so does the journey, once OLM's objects are gone.
 	DeferCleanup(func(ctx context.Context) {
 		kubectl(ctx, "delete", "--ignore-not-found", "--wait", "namespace/"+packageName)
 	})
@@ -244,7 +248,7 @@ func removeLeftInstall(ctx context.Context, namespace string) {
 	deleteCRD(ctx)
 }
 
-// install publishes the catalog up to version, applies the README's YAML, waits until OLM
+// install publishes the catalog up to version, applies the catalog page's YAML, waits until OLM
 // installed version, and plays the story.
 func (c *catalogInstall) install(ctx context.Context, version string) {
 	GinkgoHelper()
@@ -252,7 +256,7 @@ func (c *catalogInstall) install(ctx context.Context, version string) {
 	Expect(err).NotTo(HaveOccurred())
 	publishCatalog(ctx, upTo, c.catalogImage)
 
-	By("applying the README's CatalogSource, Namespace, OperatorGroup and Subscription")
+	By("applying the catalog page's CatalogSource, Namespace, OperatorGroup and Subscription")
 	kubectl(ctx, "apply", "-f", readmeInstallYAML(c.catalogImage, c.catalogSource))
 	expectInstalled(ctx, c.operatorNamespace, packageName, version)
 	playStory(ctx, c.operatorNamespace, c.storyNamespace)
@@ -299,27 +303,27 @@ func (c *catalogInstall) upgradedTo(version string) upgrade {
 		version: version, image: managerImage(version), stories: c.stories}
 }
 
-// readmeInstallYAML writes the README's installation YAML (CatalogSource, Namespace,
+// readmeInstallYAML writes the catalog page's installation YAML (CatalogSource, Namespace,
 // OperatorGroup, Subscription) into a file, with its catalog image replaced by image and its
 // CatalogSource named source, and returns the file's path: the suite installs the way the
-// README tells users to, polling the catalog as often as the README's CatalogSource does.
+// catalog page tells users to, polling the catalog as often as the catalog page's CatalogSource does.
 // Each journey names its CatalogSource its own way: OLM v0's resolver keeps what it read from
 // a CatalogSource for a while after it is deleted, and served a journey that recreated one
 // under the same name the previous journey's catalog (0.3.0 installed where the new catalog
 // held 0.2.0).
 func readmeInstallYAML(image, source string) string {
 	GinkgoHelper()
-	block := readmeYAML("CatalogSource", "Subscription")
+	block := pageYAML(catalogPage, "CatalogSource", "Subscription")
 	placeholder := regexp.MustCompile(`image: \$REGISTRY/foo-operator-catalog:\S+`)
-	Expect(placeholder.MatchString(block)).To(BeTrue(), "the README's CatalogSource names no $REGISTRY/foo-operator-catalog image")
+	Expect(placeholder.MatchString(block)).To(BeTrue(), "the catalog page's CatalogSource names no $REGISTRY/foo-operator-catalog image")
 	block = placeholder.ReplaceAllString(block, "image: "+image)
-	// The README's CatalogSource is in OLM's global catalog namespace, "olm" as OLM's release
+	// The catalog page's CatalogSource is in OLM's global catalog namespace, "olm" as OLM's release
 	// installs it: on a cluster whose OLM runs elsewhere, where it runs.
 	olmNamespaceOf := regexp.MustCompile(`(?m)^(\s+(?:namespace|sourceNamespace): )olm\b`)
-	Expect(olmNamespaceOf.FindAllString(block, -1)).To(HaveLen(2), "the README's CatalogSource namespace and Subscription sourceNamespace")
+	Expect(olmNamespaceOf.FindAllString(block, -1)).To(HaveLen(2), "the catalog page's CatalogSource namespace and Subscription sourceNamespace")
 	block = olmNamespaceOf.ReplaceAllString(block, "${1}"+olmNamespace)
 	sourceName := regexp.MustCompile(`(?m)^(\s+(?:name|source): )` + readmeCatalogSource + `$`)
-	Expect(sourceName.FindAllString(block, -1)).To(HaveLen(2), "the README's CatalogSource name and Subscription source")
+	Expect(sourceName.FindAllString(block, -1)).To(HaveLen(2), "the catalog page's CatalogSource name and Subscription source")
 	block = sourceName.ReplaceAllString(block, "${1}"+source)
 	var check map[string]any
 	Expect(yaml.Unmarshal([]byte(strings.Split(block, "\n---\n")[0]), &check)).To(Succeed())
@@ -328,19 +332,19 @@ func readmeInstallYAML(image, source string) string {
 	return file
 }
 
-// readmeYAML returns the README's YAML that shows objects of both kinds: a document the
-// README applies with `kubectl apply -f - <<EOF`.
-func readmeYAML(kind, otherKind string) string {
+// pageYAML returns the YAML of page (a path from the repository's root) that shows objects
+// of both kinds: a document the page applies with `kubectl apply -f - <<EOF`.
+func pageYAML(page, kind, otherKind string) string {
 	GinkgoHelper()
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	text, err := os.ReadFile(filepath.Join("..", "..", page))
 	Expect(err).NotTo(HaveOccurred())
 	var block string
-	for _, match := range regexp.MustCompile("(?s)kubectl apply -f - <<EOF\n(.*?\n)EOF\n").FindAllStringSubmatch(string(readme), -1) {
+	for _, match := range regexp.MustCompile("(?s)kubectl apply -f - <<EOF\n(.*?\n)EOF\n").FindAllStringSubmatch(string(text), -1) {
 		if strings.Contains(match[1], "kind: "+kind+"\n") && strings.Contains(match[1], "kind: "+otherKind+"\n") {
 			block = match[1]
 		}
 	}
-	Expect(block).NotTo(BeEmpty(), "the README shows no %s and %s", kind, otherKind)
+	Expect(block).NotTo(BeEmpty(), "%s shows no %s and %s", page, kind, otherKind)
 	return block
 }
 

@@ -108,7 +108,7 @@ func objectsNamed[T any, PT interface {
 // expectImagePullFailure waits until the operator's pod in namespace cannot start because
 // its image does not exist, and checks that what a user reads says so and names the image:
 // the container's waiting reason and message (`kubectl get pods`, `kubectl describe pod`) and
-// the pod's Failed event. It reports both, as the README's troubleshooting quotes them.
+// the pod's Failed event. It reports both, as docs/troubleshooting.md quotes them.
 func expectImagePullFailure(ctx context.Context, namespace, image string) {
 	GinkgoHelper()
 	var waiting, event string

@@ -55,9 +55,9 @@ const disconnectedFeature = "features.operators.openshift.io/disconnected"
 // registry is stopped before OLM sees the catalog.
 func disconnectedJourney() {
 	const (
-		// The README's names: the journey installs with the README's YAML.
+		// The catalog page's names: the journey installs with the catalog page's YAML.
 		operatorNamespace = packageName
-		// The README's CatalogSource, named for this journey (readmeInstallYAML).
+		// The catalog page's CatalogSource, named for this journey (readmeInstallYAML).
 		catalogSource  = "foo-operator-catalog-mirror"
 		storyNamespace = "disconnected-story"
 	)

@@ -48,7 +48,7 @@ import (
 
 // Where each OLM runs, as the cluster under test has it: found by ensureOLMv0 and
 // ensureOLMv1 from the Deployments of OLM's operators ("olm" and "olmv1-system" as their
-// releases install them). The README's CatalogSource goes in olmNamespace, OLM v0's global
+// releases install them). The catalog page's CatalogSource goes in olmNamespace, OLM v0's global
 // catalog namespace there.
 var olmNamespace, olmv1Namespace string
 

@@ -362,7 +362,7 @@ func uninstall(ctx context.Context, namespace, csv string) {
 
 // expectUninstalled waits until the CSV csv of namespace, its Deployment and pods, its
 // ServiceAccount, its RBAC and its copies in other namespaces are gone; then deletes the
-// bundle's ClusterRoles that OLM v0 leaves, as the README tells users to.
+// bundle's ClusterRoles that OLM v0 leaves, as the catalog page tells users to.
 func expectUninstalled(ctx context.Context, namespace, csv string) {
 	GinkgoHelper()
 	suite.ExpectGone(ctx, k8sClient,
@@ -406,7 +406,7 @@ func expectNoRBACOf(ctx context.Context, namespace, csv string) {
 
 // deleteBundleClusterRoles deletes the bundle's ClusterRoles that OLM v0 labels but never
 // deletes (the Foo admin, editor and viewer roles and metrics-reader;
-// operator-framework/operator-lifecycle-manager#2985) with the README's command, and waits
+// operator-framework/operator-lifecycle-manager#2985) with the catalog page's command, and waits
 // until no ClusterRole of the operator is left: OLM v1 refuses to install over them, and Helm
 // to adopt them, whichever journey comes next.
 func deleteBundleClusterRoles(ctx context.Context) {
@@ -437,7 +437,7 @@ func deleteCRD(ctx context.Context) {
 
 // deleteOperatorObjects deletes the Operator objects (operators.coreos.com/v1, cluster-scoped,
 // one per namespace it was installed in: foo-operator.<namespace>) that OLM v0 makes to list
-// an operator's components and keeps once they are gone, as the README's uninstall does. OLM
+// an operator's components and keeps once they are gone, as the catalog page's uninstall does. OLM
 // makes one again while a component of it is left, so this comes once the CRD is gone.
 func deleteOperatorObjects(ctx context.Context) {
 	GinkgoHelper()

@@ -144,7 +144,7 @@ func olmFaultsJourney() {
 			Ordered, func() {
 				const version = "0.3.0"
 				faults := &suite.NodeFaults{Replicas: 2, Measured: &measuredFaults}
-				// The README's namespace, which catalog holds once the journey runs.
+				// The catalog page's namespace, which catalog holds once the journey runs.
 				operator := &suite.InstalledOperator{Namespace: packageName}
 
 				BeforeAll(func(ctx context.Context) {

@@ -56,7 +56,11 @@ var (
 	clusterCatalogKind   = schema.GroupVersionKind{Group: "olm.operatorframework.io", Version: "v1", Kind: "ClusterCatalog"}
 )
 
-// The names of the README's OLM v1 installation YAML.
+// olmv1Page is the page that tells users how to install with OLM v1 (the OLM v1 page): the
+// suite applies its YAML.
+const olmv1Page = "docs/install-olm-v1.md"
+
+// The names of the OLM v1 page's installation YAML.
 const (
 	olmv1Extension = packageName
 	olmv1Catalog   = "foo-operator-catalog"
@@ -71,7 +75,7 @@ const catalogdPollTimeout = 4 * time.Minute
 
 func olmv1Journey() {
 	const (
-		// The README's namespace for the operator.
+		// The OLM v1 page's namespace for the operator.
 		operatorNamespace = packageName
 		storyNamespace    = "olmv1-story"
 		ownNamespace      = "olmv1-own"
@@ -97,8 +101,8 @@ func olmv1Journey() {
 		published, err = loadPublishedCatalog()
 		Expect(err).NotTo(HaveOccurred())
 		createNamespaces(ctx, newNamespace(storyNamespace, nil))
-		// As the README's uninstall: the extension, the catalog, the installer's binding, and the
-		// namespace the README's YAML made (the installer's ServiceAccount with it).
+		// As the OLM v1 page's uninstall: the extension, the catalog, the installer's binding, and the
+		// namespace the OLM v1 page's YAML made (the installer's ServiceAccount with it).
 		DeferCleanup(func(ctx context.Context) {
 			kubectl(ctx, "delete", "--ignore-not-found", "clusterextension/"+olmv1Extension, "clustercatalog/"+olmv1Catalog,
 				"clusterrolebinding/"+olmv1Installer, "clusterrole/"+olmv1Installer,
@@ -108,7 +112,7 @@ func olmv1Journey() {
 		})
 	}, NodeTimeout(10*time.Minute))
 
-	It("installs nothing while the README's installer roles lack any one rule, and names what is missing", func(ctx context.Context) {
+	It("installs nothing while the OLM v1 page's installer roles lack any one rule, and names what is missing", func(ctx context.Context) {
 		upTo2, err := published.upTo("0.2.0")
 		Expect(err).NotTo(HaveOccurred())
 		publishCatalog(ctx, upTo2, catalogImage)
@@ -119,8 +123,8 @@ func olmv1Journey() {
 		expectEachInstallerRuleNeeded(ctx, readmeOLMv1YAML(catalogImage, "0.1.0"), operatorNamespace)
 	}, SpecTimeout(10*time.Minute))
 
-	It("installs 0.1.0, pinned in the README's ClusterExtension, from its ClusterCatalog, and the operator plays the story", func(ctx context.Context) {
-		By("applying the README's ClusterCatalog, Namespace, ServiceAccount, ClusterRoleBinding and ClusterExtension")
+	It("installs 0.1.0, pinned in the OLM v1 page's ClusterExtension, from its ClusterCatalog; the operator plays the story", func(ctx context.Context) {
+		By("applying the OLM v1 page's ClusterCatalog, Namespace, ServiceAccount, ClusterRoleBinding and ClusterExtension")
 		kubectl(ctx, "apply", "-f", readmeOLMv1YAML(catalogImage, "0.1.0"))
 		expectCatalogServing(ctx)
 		expectExtensionInstalled(ctx, "0.1.0", installTimeout)
@@ -212,13 +216,13 @@ func olmv1Journey() {
 		manifest := readmeOLMv1YAML(catalogImage, "0.3.0")
 		data, err := os.ReadFile(manifest)
 		Expect(err).NotTo(HaveOccurred())
-		// The README's namespace becomes ownNamespace, and the ClusterExtension asks to watch it.
+		// The OLM v1 page's namespace becomes ownNamespace, and the ClusterExtension asks to watch it.
 		own := strings.ReplaceAll(string(data), "namespace: "+operatorNamespace, "namespace: "+ownNamespace)
 		own = strings.Replace(own, "kind: ClusterExtension\nmetadata:\n  name: "+olmv1Extension+"\n",
 			"kind: ClusterExtension\nmetadata:\n  name: "+olmv1Extension+"\n"+
 				"  annotations:\n    olm.operatorframework.io/watch-namespace: "+ownNamespace+"\n", 1)
-		Expect(own).To(ContainSubstring("watch-namespace"), "the README's ClusterExtension starts as the suite expects")
-		// What the README adds for OwnNamespace: its Roles, which OLM v1 makes there.
+		Expect(own).To(ContainSubstring("watch-namespace"), "the OLM v1 page's ClusterExtension starts as the suite expects")
+		// What the OLM v1 page adds for OwnNamespace: its Roles, which OLM v1 makes there.
 		own += fmt.Sprintf(ownNamespaceInstallerRBAC, olmv1Installer, ownNamespace)
 		ownManifest := filepath.Join(workDir, "olmv1-own.yaml")
 		Expect(os.WriteFile(ownManifest, []byte(own), 0o644)).To(Succeed())
@@ -244,20 +248,20 @@ func olmv1Journey() {
 	}, SpecTimeout(10*time.Minute))
 }
 
-// readmeOLMv1YAML writes the README's OLM v1 installation YAML (ClusterCatalog, Namespace,
+// readmeOLMv1YAML writes the OLM v1 page's installation YAML (ClusterCatalog, Namespace,
 // ServiceAccount, ClusterRoleBinding, ClusterExtension) into a file, with its catalog image
 // replaced by image, its poll interval by the shortest catalogd allows, and its version by
 // version, and returns the file's path.
 func readmeOLMv1YAML(image, version string) string {
 	GinkgoHelper()
-	block := readmeYAML("ClusterCatalog", "ClusterExtension")
+	block := pageYAML(olmv1Page, "ClusterCatalog", "ClusterExtension")
 	for _, replacement := range []struct{ pattern, value string }{
 		{`ref: \$REGISTRY/foo-operator-catalog:\S+`, "ref: " + image},
 		{`pollIntervalMinutes: \d+`, "pollIntervalMinutes: 1"},
 		{`version: "[^"]*"`, fmt.Sprintf("version: %q", version)},
 	} {
 		pattern := regexp.MustCompile(replacement.pattern)
-		Expect(pattern.MatchString(block)).To(BeTrue(), "the README's OLM v1 YAML has no %s", replacement.pattern)
+		Expect(pattern.MatchString(block)).To(BeTrue(), "the OLM v1 page's YAML has no %s", replacement.pattern)
 		block = pattern.ReplaceAllString(block, replacement.value)
 	}
 	for _, document := range strings.Split(block, "\n---\n") {
@@ -269,7 +273,7 @@ func readmeOLMv1YAML(image, version string) string {
 	return path
 }
 
-// expectCatalogServing waits until catalogd serves the README's ClusterCatalog.
+// expectCatalogServing waits until catalogd serves the OLM v1 page's ClusterCatalog.
 func expectCatalogServing(ctx context.Context) {
 	GinkgoHelper()
 	Eventually(func(g Gomega) {
@@ -338,12 +342,12 @@ func conditionsOf(obj *unstructured.Unstructured) string {
 	return strings.Join(lines, "; ")
 }
 
-// expectEachInstallerRuleNeeded applies the README's OLM v1 YAML (the file at manifest) but its
+// expectEachInstallerRuleNeeded applies the OLM v1 page's YAML (the file at manifest) but its
 // ClusterExtension, then, for each rule of the installer's ClusterRole and Role in turn, takes
 // the rule away, creates the ClusterExtension and waits until it says that it was not
 // installed and names the rule's resource as missing (operator-controller's
 // PreflightPermissions check, on in the local cluster), then deletes it and gives the rule back.
-// So the README grants no rule the installation does without. Nothing is installed meanwhile.
+// So the OLM v1 page grants no rule the installation does without. Nothing is installed meanwhile.
 func expectEachInstallerRuleNeeded(ctx context.Context, manifest, operatorNamespace string) {
 	GinkgoHelper()
 	file, err := os.Open(manifest)
@@ -362,7 +366,7 @@ func expectEachInstallerRuleNeeded(ctx context.Context, manifest, operatorNamesp
 		Expect(err).NotTo(HaveOccurred())
 		others = append(append(others, "---\n"...), document...)
 	}
-	Expect(extension).NotTo(BeNil(), "the README's OLM v1 YAML has no ClusterExtension")
+	Expect(extension).NotTo(BeNil(), "the OLM v1 page's YAML has no ClusterExtension")
 	withoutExtension := filepath.Join(workDir, "readme-olmv1-without-extension.yaml")
 	Expect(os.WriteFile(withoutExtension, others, 0o644)).To(Succeed())
 	kubectl(ctx, "apply", "-f", withoutExtension)
@@ -377,7 +381,7 @@ func expectEachInstallerRuleNeeded(ctx context.Context, manifest, operatorNamesp
 		installer.SetGroupVersionKind(rbacv1.SchemeGroupVersion.WithKind(kind))
 		Expect(k8sClient.Get(ctx, role, installer)).To(Succeed())
 		rules, _, _ := unstructured.NestedSlice(installer.Object, "rules")
-		Expect(rules).NotTo(BeEmpty(), "the rules of the README's %s %s", kind, olmv1Installer)
+		Expect(rules).NotTo(BeEmpty(), "the rules of the OLM v1 page's %s %s", kind, olmv1Installer)
 		for i, rule := range rules {
 			needle := ruleSubject(rule.(map[string]any))
 			By(fmt.Sprintf("taking rule %d of %s %s away (%s): the ClusterExtension says it lacks it", i+1, kind, olmv1Installer, needle))
@@ -438,7 +442,7 @@ func preflightPermissionsOn(ctx context.Context) bool {
 	return false
 }
 
-// ownNamespaceInstallerRBAC is what the README tells an OwnNamespace installation's installer
+// ownNamespaceInstallerRBAC is what the OLM v1 page tells an OwnNamespace installation's installer
 // (%[1]s, in namespace %[2]s) needs beyond its YAML: the operator's Roles, which OLM v1 makes in
 // that namespace, list and watch cluster-wide and the rest there.
 const ownNamespaceInstallerRBAC = `---

@@ -41,7 +41,7 @@ import (
 const metricsReaderRole = "foo-operator-metrics-reader"
 
 // expectSizedBySubscription sets the manager's resources in the Subscription's
-// spec.config.resources, as the README's "Sizing under OLM" does (OLM owns the Deployment and
+// spec.config.resources, as the catalog page's "Sizing under OLM" does (OLM owns the Deployment and
 // reverts edits to it), and checks that the manager's pod runs with the new memory limit and
 // that the Go runtime took it as its soft limit: config/manager passes limits.memory to it as
 // GOMEMLIMIT, which the manager's go_gc_gomemlimit_bytes shows.

@@ -28,12 +28,13 @@ import (
 	"github.com/example/foo-operator/test/harness"
 )
 
-// TestReadmeInstallsFromTheCatalog checks that the install YAML in the README (the documents
-// it applies with `kubectl apply -f - <<EOF`) decodes strictly as OLM's types, and that the
-// Subscription finds this package's channel in the CatalogSource it shows.
-func TestReadmeInstallsFromTheCatalog(t *testing.T) {
-	readme := string(harness.ReadFile(t, repoRoot+"/README.md"))
-	blocks := regexp.MustCompile("(?s)kubectl apply -f - <<EOF\n(.*?\n)EOF\n").FindAllStringSubmatch(readme, -1)
+// TestCatalogPageInstallsFromTheCatalog checks that the install YAML of
+// docs/install-olm-catalog.md (the documents it applies with `kubectl apply -f - <<EOF`)
+// decodes strictly as OLM's types, and that the Subscription finds this package's channel in
+// the CatalogSource it shows.
+func TestCatalogPageInstallsFromTheCatalog(t *testing.T) {
+	page := string(harness.ReadFile(t, repoRoot+"/docs/install-olm-catalog.md"))
+	blocks := regexp.MustCompile("(?s)kubectl apply -f - <<EOF\n(.*?\n)EOF\n").FindAllStringSubmatch(page, -1)
 
 	var (
 		catalogSource *operatorsv1alpha1.CatalogSource
@@ -46,7 +47,7 @@ func TestReadmeInstallsFromTheCatalog(t *testing.T) {
 				Kind string `json:"kind"`
 			}
 			if err := yaml.Unmarshal([]byte(document), &kind); err != nil {
-				t.Fatalf("README YAML does not parse: %v\n%s", err, document)
+				t.Fatalf("docs/install-olm-catalog.md's YAML does not parse: %v\n%s", err, document)
 			}
 			var target any
 			switch kind.Kind {
@@ -63,12 +64,12 @@ func TestReadmeInstallsFromTheCatalog(t *testing.T) {
 				continue
 			}
 			if err := yaml.UnmarshalStrict([]byte(document), target); err != nil {
-				t.Errorf("README's %s is not valid: %v", kind.Kind, err)
+				t.Errorf("docs/install-olm-catalog.md's %s is not valid: %v", kind.Kind, err)
 			}
 		}
 	}
 	if catalogSource == nil || subscription == nil || operatorGroup == nil {
-		t.Fatal("the README does not show a CatalogSource, an OperatorGroup and a Subscription")
+		t.Fatal("docs/install-olm-catalog.md does not show a CatalogSource, an OperatorGroup and a Subscription")
 	}
 
 	spec := subscription.Spec
