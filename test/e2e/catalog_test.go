@@ -33,7 +33,6 @@ import (
 	operatorsv2 "github.com/operator-framework/api/pkg/operators/v2"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -43,6 +42,7 @@ import (
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
 	"github.com/example/foo-operator/hack/localcluster/resources"
+	"github.com/example/foo-operator/test/harness"
 	"github.com/example/foo-operator/test/harness/suite"
 )
 
@@ -176,8 +176,7 @@ func catalogJourney() {
 
 	It("uninstalls: the operator and what OLM made for it go, the CRD and the Foos stay", func(ctx context.Context) {
 		uninstall(ctx, catalog.operatorNamespace, csvName("0.4.0"))
-		Expect(k8sClient.Get(ctx, types.NamespacedName{Name: fooCRD}, &apiextensionsv1.CustomResourceDefinition{})).To(Succeed())
-		expectSameFoos(ctx, catalog.storyNamespace, catalog.stories)
+		expectUninstalledAsDocumented(ctx, harness.WayOLMCatalog, catalog.storyNamespace, catalog.stories)
 		deleteCRD(ctx)
 	}, SpecTimeout(10*time.Minute))
 }

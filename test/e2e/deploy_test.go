@@ -27,11 +27,11 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/example/foo-operator/hack/localcluster/resources"
+	"github.com/example/foo-operator/test/harness"
 	"github.com/example/foo-operator/test/harness/suite"
 )
 
@@ -80,7 +80,7 @@ func deployJourney() {
 		rendered := run(ctx, root, tools.kustomize, "build", "config/default")
 		run(ctx, root, "make", "--no-print-directory", "undeploy")
 		suite.ExpectGone(ctx, k8sClient, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: operatorNamespace}}, installTimeout)
-		suite.ExpectGone(ctx, k8sClient, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}, installTimeout)
+		expectUninstalledAsDocumented(ctx, harness.WayMakeDeploy, storyNamespace, nil)
 		// Every cluster-scoped object config/default made is gone too.
 		Expect(rendered).To(ContainSubstring("kind: ClusterRole"))
 		var roles rbacv1.ClusterRoleList

@@ -31,12 +31,12 @@ import (
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
+	"github.com/example/foo-operator/test/harness"
 	"github.com/example/foo-operator/test/harness/suite"
 )
 
@@ -104,10 +104,7 @@ func helmJourney() {
 				err := k8sClient.List(ctx, &pods, client.InNamespace(operatorNamespace), client.MatchingLabelsSelector{Selector: selector})
 				return names(pods.Items), err
 			}).WithContext(ctx).WithTimeout(installTimeout).Should(BeEmpty(), "the operator's pods (%s) after helm uninstall", selector)
-			crd := &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}
-			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(crd), crd)).To(Succeed(), "the CRD, kept by the chart")
-			Expect(crd.DeletionTimestamp).To(BeNil(), "the CRD is being deleted")
-			expectSameFoos(ctx, storyNamespace(from), stories[from])
+			expectUninstalledAsDocumented(ctx, harness.WayHelm, storyNamespace(from), stories[from])
 			// The next release installs on a cluster without the operator's CRD, as the first did.
 			deleteCRD(ctx)
 		}, SpecTimeout(5*time.Minute))

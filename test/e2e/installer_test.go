@@ -29,7 +29,6 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
@@ -81,7 +80,7 @@ func installerJourney() {
 				installer := filepath.Join(tools.checkout, "dist", "install.yaml")
 				kubectl(ctx, "delete", "-f", installer)
 				suite.ExpectGone(ctx, k8sClient, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: installerNamespace}}, installTimeout)
-				suite.ExpectGone(ctx, k8sClient, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}, installTimeout)
+				expectUninstalledAsDocumented(ctx, harness.WayInstallYAML, storyNamespace(from), nil)
 				var roles rbacv1.ClusterRoleList
 				Expect(k8sClient.List(ctx, &roles)).To(Succeed())
 				var bindings rbacv1.ClusterRoleBindingList

@@ -47,6 +47,7 @@ import (
 	tutorialv1 "github.com/example/foo-operator/api/v1"
 	"github.com/example/foo-operator/hack/localcluster/resources"
 	"github.com/example/foo-operator/internal/controller"
+	"github.com/example/foo-operator/test/harness"
 	"github.com/example/foo-operator/test/harness/suite"
 )
 
@@ -196,7 +197,7 @@ func olmv1Journey() {
 			&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: operatorNamespace, Name: operatorServiceAccount}}, installTimeout)
 		// OLM v1 installs the bundle as a Helm release owned by the ClusterExtension, CRD
 		// included: the garbage collector deletes the CRD, and the Foos with it.
-		suite.ExpectGone(ctx, k8sClient, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}, installTimeout)
+		expectUninstalledAsDocumented(ctx, harness.WayOLMv1, "", nil)
 	}, SpecTimeout(10*time.Minute))
 
 	It("upgrades 0.1.0 directly to 0.3.0, as 0.3.0's skipRange allows", func(ctx context.Context) {

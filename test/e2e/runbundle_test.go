@@ -36,6 +36,7 @@ import (
 	tutorialv1 "github.com/example/foo-operator/api/v1"
 	"github.com/example/foo-operator/hack/localcluster"
 	"github.com/example/foo-operator/hack/localcluster/olm"
+	"github.com/example/foo-operator/test/harness"
 	"github.com/example/foo-operator/test/harness/suite"
 )
 
@@ -142,7 +143,7 @@ func runBundleJourney() {
 			g.Expect(k8sClient.List(ctx, &pods, client.InNamespace(operatorNamespace))).To(Succeed())
 			g.Expect(names(pods.Items)).To(BeEmpty(), "pods left behind (the registry pod, the manager)")
 		}).WithContext(ctx).WithTimeout(installTimeout).Should(Succeed())
-		suite.ExpectGone(ctx, k8sClient, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}, installTimeout)
+		expectUninstalledAsDocumented(ctx, harness.WayOLMBundle, "", nil)
 		deleteOperatorObjects(ctx)
 	}, SpecTimeout(10*time.Minute))
 

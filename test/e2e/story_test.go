@@ -31,6 +31,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -38,6 +39,7 @@ import (
 
 	tutorialv1 "github.com/example/foo-operator/api/v1"
 	"github.com/example/foo-operator/hack/localcluster/resources"
+	"github.com/example/foo-operator/test/harness"
 	"github.com/example/foo-operator/test/harness/suite"
 	"github.com/example/foo-operator/test/testcluster"
 )
@@ -161,6 +163,25 @@ func expectSameFoos(ctx context.Context, namespace string, before map[string]*tu
 		Expect(now[name].UID).To(Equal(foo.UID), "Foo %s was replaced", name)
 		Expect(now[name].Spec).To(Equal(foo.Spec), "the spec of Foo %s changed", name)
 	}
+}
+
+// expectUninstalledAsDocumented checks, once the operator installed one way in is
+// uninstalled, what the README's table of the ways to install says that uninstall removes:
+// either the CRD stays, and every Foo of namespace as it was before, or the CRD is gone, and
+// every Foo with it.
+func expectUninstalledAsDocumented(ctx context.Context, way, namespace string, before map[string]*tutorialv1.Foo) {
+	GinkgoHelper()
+	keepsFoos, err := harness.UninstallKeepsFoos(way)
+	Expect(err).NotTo(HaveOccurred())
+	crd := &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: fooCRD}}
+	if !keepsFoos {
+		suite.ExpectGone(ctx, k8sClient, crd, installTimeout)
+		return
+	}
+	Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(crd), crd)).To(Succeed(), "the CRD, which the README says %s keeps", way)
+	Expect(crd.DeletionTimestamp).To(BeNil(), "the CRD, which the README says %s keeps, is being deleted", way)
+	Expect(before).NotTo(BeEmpty(), "the Foos of %s before the uninstall: the check needs some", namespace)
+	expectSameFoos(ctx, namespace, before)
 }
 
 // patchHold sets the hold-upgrades annotation of the story's foo-02 in namespace to reason,
