@@ -124,10 +124,15 @@ func waitFor(ctx context.Context, c client.Client, foo *tutorialv1.Foo, o Option
 	var last tutorialv1.Foo
 	var lastErr error
 	err := wait.PollUntilContextTimeout(ctx, pollInterval, o.Timeout, true, func(ctx context.Context) (bool, error) {
-		lastErr = c.Get(ctx, client.ObjectKeyFromObject(foo), &last)
-		if lastErr != nil {
+		var read tutorialv1.Foo
+		if err := c.Get(ctx, client.ObjectKeyFromObject(foo), &read); err != nil {
+			// A read cut short by the wait's own end says nothing of the Foo: keep the last.
+			if ctx.Err() == nil {
+				lastErr = err
+			}
 			return false, nil
 		}
+		last, lastErr = read, nil
 		return reached(&last, reasons), nil
 	})
 	if err == nil {
