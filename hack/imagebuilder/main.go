@@ -48,6 +48,7 @@ Commands:
   olm       build OLM's image from its static binaries
   olmv1     build the image of OLM v1's catalogd or operator-controller from its static binary
   scorecard-test  build operator-sdk's scorecard-test image
+  prometheus  build Prometheus's image from its static binary
   push      push an image of the store to its registry
 
 Run imagebuilder COMMAND -h for the flags of a command.`
@@ -66,6 +67,7 @@ func main() {
 		"olm":            buildOLM,
 		"olmv1":          buildOLMv1,
 		"scorecard-test": buildScorecardTest,
+		"prometheus":     buildPrometheus,
 		"push":           push,
 	}
 	run, ok := commands[os.Args[1]]

@@ -79,6 +79,19 @@ func buildOLMv1(args []string) error {
 		})
 }
 
+// buildPrometheus builds the image of Prometheus's server, which the node suite runs to
+// scrape the operator as the shipped ServiceMonitor says and to evaluate its alerts. It runs
+// as nobody, as Prometheus's own image does, and keeps its data in /prometheus (a volume).
+func buildPrometheus(args []string) error {
+	return buildProgramImage("prometheus", "Prometheus's server", args,
+		func(string) string { return "/bin/prometheus" }, nil,
+		func(config *v1.Config) {
+			config.User = "65534:65534"
+			config.WorkingDir = "/prometheus"
+			config.ExposedPorts = map[string]struct{}{"9090/tcp": {}}
+		})
+}
+
 // buildProgramImage builds, for command name, the image of one static program (--binary,
 // for --platform) on the distroless base: the program at the path target gives it, as the
 // entrypoint, with extra files beside it and the config changed by configure.

@@ -27,7 +27,7 @@ test-reliability: manifests generate fmt vet envtest kustomize ## Run the long t
 # each in a checkout of its own with LOCALBIN naming this one's bin/: none of them then
 # writes a file another reads (what a checkout makes for itself is under its CHECKOUT_BIN).
 .PHONY: suite-tools
-suite-tools: node olm-images operator-sdk opm kustomize kubectl helm helm3 imagebuilder crane stage-bundle controller-gen ## Build what the cluster suites share, so that they can run side by side.
+suite-tools: node olm-images prometheus-image operator-sdk opm kustomize kubectl helm helm3 imagebuilder crane stage-bundle controller-gen ## Build what the cluster suites share, so that they can run side by side.
 
 # E2E_DIR holds the OLM suite's local cluster (its logs/ keeps the log of every process).
 E2E_DIR ?= $(CHECKOUT_BIN)/e2e
@@ -104,7 +104,7 @@ NODE_SUITE_CLUSTER = $(if $(filter true,$(USE_EXISTING_CLUSTER)),existing-cluste
 # suite pushes it to its cluster's registry and deploys config/default with it. The fault
 # specs (label "faults") run in test-node-faults.
 .PHONY: test-node
-test-node: $(NODE_SUITE_CLUSTER) imagebuilder kustomize manifests ## Run the operator as a pod on a local cluster's real node (as root) or, with USE_EXISTING_CLUSTER=true, on the cluster of KUBECONFIG, and check what only a node shows.
+test-node: $(NODE_SUITE_CLUSTER) imagebuilder kustomize prometheus-image manifests ## Run the operator as a pod on a local cluster's real node (as root) or, with USE_EXISTING_CLUSTER=true, on the cluster of KUBECONFIG, and check what only a node shows.
 	@$(MAKE) --no-print-directory node-suite NODE_SUITE_ARGS="-ginkgo.label-filter='!faults'"
 
 # NODE_FAULTS_FOOS and NODE_FAULTS_FRIENDS size the fault suite: Foos, and the friend pods
@@ -120,7 +120,7 @@ NODE_FAULTS_ENV = NODE_FAULTS_FOOS=$(NODE_FAULTS_FOOS) NODE_FAULTS_FRIENDS=$(NOD
 # restarts, a network partition, expired watches, an apiserver outage) while friend pods churn,
 # and checks every Foo afterwards.
 .PHONY: test-node-faults
-test-node-faults: $(NODE_SUITE_CLUSTER) imagebuilder kustomize manifests ## Break the node under the operator while pods churn, check every Foo afterwards, and print the figures (as root).
+test-node-faults: $(NODE_SUITE_CLUSTER) imagebuilder kustomize prometheus-image manifests ## Break the node under the operator while pods churn, check every Foo afterwards, and print the figures (as root).
 	@$(MAKE) --no-print-directory node-suite NODE_SUITE_ARGS="-ginkgo.label-filter=faults" \
 		NODE_SUITE_ENV='$(NODE_FAULTS_ENV)'
 
@@ -130,7 +130,7 @@ NODE_ARGS ?=
 # test-node-all runs the node suite and its fault specs in one run, on one cluster: a cluster
 # start and a manager image build fewer than the two targets one after the other (.ci/run).
 .PHONY: test-node-all
-test-node-all: $(NODE_SUITE_CLUSTER) imagebuilder kustomize manifests ## Run test-node's and test-node-faults' specs in one run, on one cluster (as root).
+test-node-all: $(NODE_SUITE_CLUSTER) imagebuilder kustomize prometheus-image manifests ## Run test-node's and test-node-faults' specs in one run, on one cluster (as root).
 	@$(MAKE) --no-print-directory node-suite \
 		NODE_SUITE_ENV='$(NODE_FAULTS_ENV)' NODE_SUITE_ARGS="$(NODE_ARGS)"
 
@@ -141,7 +141,7 @@ node-suite:
 	$(GO_ENV) go vet -tags node ./test/node
 	$(GO_ENV) go test -c -tags node -o $(CHECKOUT_BIN)/node.test ./test/node
 	cd test/node && $(NODE_ENV) $(NODE_SUITE_ENV) KUSTOMIZE="$(KUSTOMIZE)" NODE_TEST_DIR="$(NODE_TEST_DIR)/cluster" USE_EXISTING_CLUSTER="$(USE_EXISTING_CLUSTER)" \
-		OPERATOR_IMAGES="$(NODE_TEST_DIR)/images" $(CHECKOUT_BIN)/node.test -test.v -test.timeout 30m -ginkgo.v -ginkgo.no-color $(NODE_SUITE_ARGS)
+		OPERATOR_IMAGES="$(NODE_TEST_DIR)/images" PROMETHEUS_IMAGES="$(PROMETHEUS_IMAGES)" $(CHECKOUT_BIN)/node.test -test.v -test.timeout 30m -ginkgo.v -ginkgo.no-color $(NODE_SUITE_ARGS)
 
 # IMAGE_TEST_DIR is where the image tests keep their copy of the project, the images they
 # built, the registry's storage and the logs.

@@ -60,6 +60,11 @@ SCORECARD_TEST ?= $(LOCALBIN)/scorecard-test-$(OPERATOR_SDK_VERSION)
 HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
 HELM3 ?= $(LOCALBIN)/helm-$(HELM3_VERSION)
 PROMTOOL ?= $(LOCALBIN)/promtool-$(PROMETHEUS_VERSION)
+PROMETHEUS ?= $(LOCALBIN)/prometheus-$(PROMETHEUS_VERSION)
+# comma is a comma, for an argument of $(call) that holds one.
+comma := ,
+# PROMETHEUS_IMAGES is the OCI image layout of the Prometheus image the node suite runs.
+PROMETHEUS_IMAGES ?= $(LOCALBIN)/prometheus-images
 
 # ENVTEST_ASSETS holds the control plane the tests run against (KUBEBUILDER_ASSETS).
 ENVTEST_ASSETS ?= $(LOCALBIN)/k8s/$(KUBE_VERSION)-etcd-$(ETCD_VERSION)-$(GOOS)-$(GOARCH)
@@ -415,3 +420,16 @@ $(SCORECARD_TEST):
 promtool: $(PROMTOOL) ## Build Prometheus's promtool.
 $(PROMTOOL):
 	$(call go-build-tool,$@,hack/tools/prometheus,github.com/prometheus/prometheus/cmd/promtool,-ldflags "-s -w",CGO_ENABLED=0)
+
+# The node suite runs a real Prometheus, of the same version, that scrapes the operator as the
+# shipped ServiceMonitor says and evaluates the shipped alerts. It discovers its targets from
+# Kubernetes alone, so it is built without the other service discoveries (Prometheus's own
+# build tags), which halves its build.
+.PHONY: prometheus-image
+prometheus-image: $(PROMETHEUS_IMAGES)/index.json ## Build the Prometheus image the node suite runs.
+$(PROMETHEUS):
+	$(call go-build-tool,$@,hack/tools/prometheus,github.com/prometheus/prometheus/cmd/prometheus,-tags remove_all_sd$(comma)enable_kubernetes_sd -ldflags "-s -w",CGO_ENABLED=0)
+$(PROMETHEUS_IMAGES)/index.json: $(PROMETHEUS) $(IMAGEBUILDER) | image-packages
+	@rm -rf $(PROMETHEUS_IMAGES)
+	@$(IMAGEBUILDER) prometheus --store $(PROMETHEUS_IMAGES) --binary $(PROMETHEUS) --platform linux/$(GOARCH) \
+		--tag prometheus:$(PROMETHEUS_VERSION)

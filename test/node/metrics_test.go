@@ -21,6 +21,7 @@ package node
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -82,21 +83,7 @@ var _ = Describe("The metrics endpoint, reached from another pod through the Ser
 		secretName, serverName := monitorTLS()
 		Expect(metricsURL).To(ContainSubstring("//"+serverName+":"), "the Service the scrape goes through is the name the certificate is for")
 
-		By("issuing the Secret from a CA of the suite's own, as cert-manager's Certificate of config/certmanager would")
-		certPEM, keyPEM, caPEM, err := pki.IssueServing(filepath.Join(workDir, "metrics-ca"), "foo-operator metrics CA",
-			"foo-operator-metrics", []string{serverName})
-		Expect(err).NotTo(HaveOccurred())
-		secret := &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Namespace: harness.OperatorNamespace, Name: secretName},
-			Type:       corev1.SecretTypeTLS,
-			Data:       map[string][]byte{"tls.crt": certPEM, "tls.key": keyPEM, "ca.crt": caPEM},
-		}
-		Expect(k8sClient.Create(ctx, secret)).To(Succeed())
-		DeferCleanup(func(ctx context.Context) { Expect(k8sClient.Delete(ctx, secret)).To(Succeed()) })
-
-		By("deploying the manager with config/metrics-certs")
-		redeployManager(ctx, "metrics-certs")
-		DeferCleanup(func(ctx context.Context) { redeployManager(ctx, "default") })
+		caPEM := serveMetricsCertificate(ctx, secretName, serverName)
 
 		namespace := createNamespace(ctx, "monitoring-", nil)
 		reader := serviceAccount(ctx, namespace, "prometheus", true)
@@ -200,6 +187,31 @@ func scrape(ctx context.Context, namespace, name, serviceAccount string, withTok
 	}).WithContext(ctx).WithTimeout(time.Minute).Should(BeTrue(),
 		func() string { return "an answer from " + metricsURL + ", or a certificate refused; last: " + output })
 	return code, output
+}
+
+// serveMetricsCertificate issues the Secret secretName, for serverName, from a CA of the
+// suite's own, as cert-manager's Certificate of config/certmanager would, redeploys the
+// manager with config/metrics-certs, which serves it, and returns the CA's certificate.
+// Both are undone when the spec ends.
+func serveMetricsCertificate(ctx context.Context, secretName, serverName string) (caPEM []byte) {
+	GinkgoHelper()
+	By("issuing the Secret " + secretName + " from a CA of the suite's own, as cert-manager's Certificate of config/certmanager would")
+	dir, err := os.MkdirTemp(workDir, "metrics-ca-")
+	Expect(err).NotTo(HaveOccurred())
+	certPEM, keyPEM, caPEM, err := pki.IssueServing(dir, "foo-operator metrics CA", "foo-operator-metrics", []string{serverName})
+	Expect(err).NotTo(HaveOccurred())
+	secret := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: harness.OperatorNamespace, Name: secretName},
+		Type:       corev1.SecretTypeTLS,
+		Data:       map[string][]byte{"tls.crt": certPEM, "tls.key": keyPEM, "ca.crt": caPEM},
+	}
+	Expect(k8sClient.Create(ctx, secret)).To(Succeed())
+	DeferCleanup(func(ctx context.Context) { Expect(k8sClient.Delete(ctx, secret)).To(Succeed()) })
+
+	By("deploying the manager with config/metrics-certs")
+	redeployManager(ctx, "metrics-certs")
+	DeferCleanup(func(ctx context.Context) { redeployManager(ctx, "default") })
+	return caPEM
 }
 
 // monitorTLS reads what config/prometheus/monitor_tls_patch.yaml has the ServiceMonitor

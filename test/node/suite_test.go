@@ -56,6 +56,8 @@ var (
 	clientset kubernetes.Interface
 	// operatorImage is the manager image the operator's Deployment runs, in the registry.
 	operatorImage string
+	// prometheusImage is the Prometheus the alerts' spec runs, in the registry.
+	prometheusImage string
 	// installed is what config/default rendered to, as deployed.
 	installed []*unstructured.Unstructured
 	// operator is the operator as config/default installs it; BeforeSuite fills in its cluster.
@@ -119,6 +121,13 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 	operatorImage = images["foo-operator:test"]
 	Expect(operatorImage).NotTo(BeEmpty(), "%s holds no foo-operator image", operatorImages)
+	prometheusImages := requiredEnv("PROMETHEUS_IMAGES", "the OCI image layout holding the Prometheus image the suite runs")
+	images, err = cluster.ImageRegistry().PushLayout(ctx, prometheusImages)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(images).To(HaveLen(1), "the images of %s", prometheusImages)
+	for _, image := range images {
+		prometheusImage = image
+	}
 
 	By("deploying config/default with the manager image " + operatorImage)
 	installed, err = harness.DeployDefault(ctx, k8sClient, operatorImage, 1)
