@@ -25,18 +25,48 @@ BUNDLE_GEN_FLAGS += --use-image-digests
 STAGE_BUNDLE_FLAGS += --use-image-digests
 endif
 
+# The bundle declares the platforms the manager image is built for, PLATFORMS, where OLM and
+# OperatorHub read them: the CSV's operatorframework.io/arch.<arch> and os.<os> labels, which
+# the catalogs filter operators by, and the manager's node affinity, which keeps its pod off
+# nodes the image cannot run on. config/manager/manager.yaml has the affinity of the default
+# PLATFORMS (install.yaml and the chart have it too); the bundle is generated through an
+# overlay of config/manifests, BUNDLE_OVERLAY, that sets both from PLATFORMS, so that
+# `make bundle PLATFORMS=...` declares what it was given. The affinity is replaced, not
+# added: a manager.yaml without one fails the build instead of the bundle quietly lacking it.
+BUNDLE_OVERLAY ?= $(CHECKOUT_BIN)/bundle-overlay
+PLATFORM_OSES = $(sort $(foreach platform,$(subst $(comma), ,$(PLATFORMS)),$(word 1,$(subst /, ,$(platform)))))
+PLATFORM_ARCHES = $(sort $(foreach platform,$(subst $(comma), ,$(PLATFORMS)),$(word 2,$(subst /, ,$(platform)))))
+
+.PHONY: bundle-overlay
+bundle-overlay:
+	@rm -rf $(BUNDLE_OVERLAY) && mkdir -p $(BUNDLE_OVERLAY)
+	@printf '%s\n' 'resources:' "- $$(realpath --relative-to=$(BUNDLE_OVERLAY) config/manifests)" 'patches:' \
+		'- target:' '    kind: ClusterServiceVersion' '  patch: |-' \
+		'    apiVersion: operators.coreos.com/v1alpha1' '    kind: ClusterServiceVersion' \
+		'    metadata:' '      name: any' '      labels:' \
+		$(foreach arch,$(PLATFORM_ARCHES),'        operatorframework.io/arch.$(arch): supported') \
+		$(foreach os,$(PLATFORM_OSES),'        operatorframework.io/os.$(os): supported') \
+		'- target:' '    kind: Deployment' '    labelSelector: control-plane=controller-manager' '  patch: |-' \
+		'    - op: replace' '      path: /spec/template/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution' \
+		'      value:' '        nodeSelectorTerms:' '        - matchExpressions:' \
+		'          - key: kubernetes.io/arch' '            operator: In' '            values:' \
+		$(foreach arch,$(PLATFORM_ARCHES),'            - $(arch)') \
+		'          - key: kubernetes.io/os' '            operator: In' '            values:' \
+		$(foreach os,$(PLATFORM_OSES),'            - $(os)') \
+		> $(BUNDLE_OVERLAY)/kustomization.yaml
+
 # operator-sdk keeps the CSV's annotations but knows nothing of containerImage, which names the
 # operator image: it is set to IMG on the way in (where --use-image-digests pins it too), and
 # createdAt, which operator-sdk stamps with the time of the run, back to the release's.
 .PHONY: bundle
-bundle: manifests kustomize operator-sdk stage-bundle ## Generate the OLM bundle of VERSION running IMG (bundle/, or an earlier release's under bin/releases), then validate it.
+bundle: manifests kustomize operator-sdk stage-bundle $(if $(RELEASE_DIR),,bundle-overlay) ## Generate the OLM bundle of VERSION running IMG (bundle/, or an earlier release's under bin/releases), then validate it.
 ifneq ($(RELEASE_DIR),)
 	@$(STAGE_BUNDLE) --from releases/$(VERSION) --image $(IMG) --out $(BUNDLE_DIR) $(STAGE_BUNDLE_FLAGS)
 	@echo "==> Staged the bundle of release $(VERSION), running $(IMG), in $(BUNDLE_DIR)"
 else
 	$(OPERATOR_SDK) generate kustomize manifests -q --interactive=false
 	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMG)
-	$(KUSTOMIZE) build config/manifests | sed -e 's|^    containerImage: .*|    containerImage: $(IMG)|' \
+	$(KUSTOMIZE) build $(BUNDLE_OVERLAY) | sed -e 's|^    containerImage: .*|    containerImage: $(IMG)|' \
 		| $(OPERATOR_SDK) generate bundle -q --overwrite --version $(VERSION) $(BUNDLE_METADATA_OPTS) $(BUNDLE_GEN_FLAGS)
 	sed -e 's|^    createdAt: .*|    createdAt: $(CREATED_AT)|' $(BUNDLE_CSV) > $(BUNDLE_CSV).tmp
 	mv $(BUNDLE_CSV).tmp $(BUNDLE_CSV)

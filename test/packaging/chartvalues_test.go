@@ -423,6 +423,9 @@ var chartCases = []chartCase{
     nodeAffinity:
       requiredDuringSchedulingIgnoredDuringExecution:
         nodeSelectorTerms: [{matchExpressions: [{key: zone, operator: In, values: [a]}]}]
+    podAntiAffinity:
+      preferredDuringSchedulingIgnoredDuringExecution:
+      - {weight: 1, podAffinityTerm: {topologyKey: zone, labelSelector: {matchLabels: {control-plane: controller-manager}}}}
   topologySpreadConstraints: [{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: ScheduleAnyway}]
   priorityClassName: system-cluster-critical
   imagePullSecrets: [{name: pull-secret}]
@@ -445,6 +448,10 @@ var chartCases = []chartCase{
 			selftest := r.selftest().Spec
 			expect(t, "the self-test's nodeSelector", selftest.NodeSelector, pod.NodeSelector)
 			expect(t, "the self-test's tolerations", selftest.Tolerations, pod.Tolerations)
+			// It runs the manager's image, so where that image runs; but not among the manager's pods.
+			expect(t, "the self-test's affinity", selftest.Affinity, &corev1.Affinity{NodeAffinity: pod.Affinity.NodeAffinity})
+			expect(t, "the manager's pod anti-affinity's key", pod.Affinity.PodAntiAffinity.
+				PreferredDuringSchedulingIgnoredDuringExecution[0].PodAffinityTerm.TopologyKey, "zone")
 			account := &corev1.ServiceAccount{}
 			r.into("ServiceAccount", "foo-operator-selftest", account)
 			expect(t, "the self-test's pull secrets", account.ImagePullSecrets, pod.ImagePullSecrets)
