@@ -7,7 +7,8 @@
 # version so that a version bump in a tools go.mod builds the new one.
 LOCALBIN ?= $(CURDIR)/bin
 TOOLS_MODULES := hack/tools hack/tools/kubernetes hack/tools/etcd hack/tools/operator-sdk hack/tools/olm hack/tools/registry \
-	hack/tools/containerd hack/tools/coredns hack/tools/golangci-lint hack/tools/helm hack/tools/prometheus
+	hack/tools/containerd hack/tools/coredns hack/tools/golangci-lint hack/tools/helm hack/tools/prometheus \
+	hack/tools/cosign hack/tools/syft
 
 # mod-version prints the version at which the go.mod in folder $(1) requires module $(2).
 mod-version = $(shell awk '$$1 == "require" { $$1 = ""; $$0 = $$0 } $$1 == "$(2)" { print $$2; exit }' $(1)/go.mod)
@@ -30,6 +31,8 @@ HELM_VERSION := $(call mod-version,hack/tools/helm,helm.sh/helm/v4)
 HELM3_VERSION := $(call mod-version,hack/tools/operator-sdk,helm.sh/helm/v3)
 OLMV1_VERSION := $(call mod-version,hack/tools/operator-sdk,github.com/operator-framework/operator-controller)
 PROMETHEUS_VERSION := $(call mod-version,hack/tools/prometheus,github.com/prometheus/prometheus)
+COSIGN_VERSION := $(call mod-version,hack/tools/cosign,github.com/sigstore/cosign/v3)
+SYFT_VERSION := $(call mod-version,hack/tools/syft,github.com/anchore/syft)
 
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
@@ -61,6 +64,8 @@ HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
 HELM3 ?= $(LOCALBIN)/helm-$(HELM3_VERSION)
 PROMTOOL ?= $(LOCALBIN)/promtool-$(PROMETHEUS_VERSION)
 PROMETHEUS ?= $(LOCALBIN)/prometheus-$(PROMETHEUS_VERSION)
+COSIGN ?= $(LOCALBIN)/cosign-$(COSIGN_VERSION)
+SYFT ?= $(LOCALBIN)/syft-$(SYFT_VERSION)
 # comma is a comma, for an argument of $(call) that holds one.
 comma := ,
 # PROMETHEUS_IMAGES is the OCI image layout of the Prometheus image the node suite runs.
@@ -420,6 +425,20 @@ $(SCORECARD_TEST):
 promtool: $(PROMTOOL) ## Build Prometheus's promtool.
 $(PROMTOOL):
 	$(call go-build-tool,$@,hack/tools/prometheus,github.com/prometheus/prometheus/cmd/promtool,-ldflags "-s -w",CGO_ENABLED=0)
+
+# cosign signs every image make publish pushes and attaches its SBOM and provenance, and
+# verifies them (make verify-images). It is stamped with its version, as its release is.
+COSIGN_LDFLAGS = -s -w -X sigs.k8s.io/release-utils/version.gitVersion=$(COSIGN_VERSION)
+.PHONY: cosign
+cosign: $(COSIGN) ## Build sigstore's cosign.
+$(COSIGN):
+	$(call go-build-tool,$@,hack/tools/cosign,github.com/sigstore/cosign/v3/cmd/cosign,-ldflags "$(COSIGN_LDFLAGS)",CGO_ENABLED=0)
+
+# syft writes the SBOM of every image make publish pushes.
+.PHONY: syft
+syft: $(SYFT) ## Build anchore's syft.
+$(SYFT):
+	$(call go-build-tool,$@,hack/tools/syft,github.com/anchore/syft/cmd/syft,-ldflags "-s -w -X main.version=$(SYFT_VERSION)",CGO_ENABLED=0)
 
 # The node suite runs a real Prometheus, of the same version, that scrapes the operator as the
 # shipped ServiceMonitor says and evaluates the shipped alerts. It discovers its targets from
