@@ -218,6 +218,8 @@ include hack/make/olm.mk
 
 include hack/make/installers.mk
 
+include hack/make/supplychain.mk
+
 ##@ Install on a cluster
 
 ifndef ignore-not-found

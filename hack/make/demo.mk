@@ -24,7 +24,8 @@ demo-node: node imagebuilder kustomize controller-gen demo-program demo-kubectl 
 
 # OLM names the OLM generations `make cluster` installs on the cluster: v0, v1 or both (none
 # by default). Their images and the images their tools need are built and published in the
-# cluster's registry, and operator-sdk and helm are put on the PATH that .demo/cluster.env sets.
+# cluster's registry, and operator-sdk, helm and cosign (which signs and verifies what is
+# published to it) are put on the PATH that .demo/cluster.env sets.
 OLM ?=
 ifneq ($(filter-out v0 v1 both,$(OLM)),)
 $(error OLM must be v0, v1 or both, not "$(OLM)")
@@ -35,9 +36,10 @@ endif
 CLUSTER_REGISTRY ?=
 
 .PHONY: cluster
-cluster: node imagebuilder kustomize controller-gen demo-program demo-kubectl $(if $(OLM),olm-images operator-sdk helm olm-modules) ## Start a local cluster with a real node and a registry in the background; OLM=v0, v1 or both adds OLM.
+cluster: node imagebuilder kustomize controller-gen demo-program demo-kubectl $(if $(OLM),olm-images operator-sdk helm cosign olm-modules) ## Start a local cluster with a real node and a registry in the background; OLM=v0, v1 or both adds OLM.
 	@mkdir -p $(DEMO_DIR)/bin && ln -sf $(DEMO_KUBECTL) $(DEMO_DIR)/bin/kubectl
-	@$(if $(OLM),ln -sf $(OPERATOR_SDK) $(DEMO_DIR)/bin/operator-sdk && ln -sf $(HELM) $(DEMO_DIR)/bin/helm)
+	@$(if $(OLM),ln -sf $(OPERATOR_SDK) $(DEMO_DIR)/bin/operator-sdk && ln -sf $(HELM) $(DEMO_DIR)/bin/helm && \
+		ln -sf $(COSIGN) $(DEMO_DIR)/bin/cosign)
 	@$(NODE_ENV) $(OLM_ENV) $(DEMO) --cluster --olm "$(OLM)" --registry-address "$(CLUSTER_REGISTRY)"
 
 .PHONY: cluster-down

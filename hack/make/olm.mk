@@ -189,12 +189,14 @@ images: ## Build the manager and bundle images and the Helm chart of every relea
 	@$(MAKE) --no-print-directory catalog-build
 
 .PHONY: images-push
-images-push: ## Push what `make images` built.
+images-push: require-cosign-key ## Push what `make images` built, signed with COSIGN_KEY.
 	@for version in $(RELEASES) $(VERSION); do \
-		$(MAKE) --no-print-directory docker-push bundle-push chart-push VERSION=$$version \
-			IMG=$(IMAGE_TAG_BASE):v$$version BUNDLE_IMG=$(IMAGE_TAG_BASE)-bundle:v$$version || exit 1; \
+		$(MAKE) --no-print-directory docker-push bundle-push chart-push sign-release VERSION=$$version \
+			IMG=$(IMAGE_TAG_BASE):v$$version BUNDLE_IMG=$(IMAGE_TAG_BASE)-bundle:v$$version \
+			PUBLISH_COMMAND="make images images-push IMAGE_TAG_BASE=$(IMAGE_TAG_BASE) CONTAINER_TOOL=$(CONTAINER_TOOL)" || exit 1; \
 	done
-	@$(MAKE) --no-print-directory catalog-push
+	@$(MAKE) --no-print-directory catalog-push sign-catalog \
+		PUBLISH_COMMAND="make images images-push IMAGE_TAG_BASE=$(IMAGE_TAG_BASE) CONTAINER_TOOL=$(CONTAINER_TOOL)"
 
 ##@ Install on a cluster
 
@@ -202,15 +204,17 @@ images-push: ## Push what `make images` built.
 # and the Helm chart, which name it by its digest (USE_IMAGE_DIGESTS=true: they resolve the
 # manager image just pushed), and renders the release's installer, pinned the same way (into
 # dist/, or bin/releases/<version>/ for an earlier release: attach it to the release); then
-# the catalog image, which names every bundle by digest.
+# the catalog image, which names every bundle by digest. Each is signed once pushed, with its
+# SBOM and provenance attached (hack/make/supplychain.mk); without COSIGN_KEY nothing is
+# pushed.
 .PHONY: publish
-publish: ## Publish every release's images and chart under IMAGE_TAG_BASE; rewrites tracked files.
+publish: require-cosign-key ## Publish every release's images and chart under IMAGE_TAG_BASE, signed with COSIGN_KEY; rewrites tracked files.
 	@for version in $(RELEASES) $(VERSION); do \
-		$(MAKE) --no-print-directory docker-build docker-push bundle-build bundle-push chart-build chart-push build-installer \
+		$(MAKE) --no-print-directory docker-build docker-push bundle-build bundle-push chart-build chart-push build-installer sign-release \
 			VERSION=$$version USE_IMAGE_DIGESTS=true \
 			IMG=$(IMAGE_TAG_BASE):v$$version BUNDLE_IMG=$(IMAGE_TAG_BASE)-bundle:v$$version || exit 1; \
 	done
-	@$(MAKE) --no-print-directory catalog-build catalog-push USE_IMAGE_DIGESTS=true
+	@$(MAKE) --no-print-directory catalog-build catalog-push sign-catalog USE_IMAGE_DIGESTS=true
 
 ##@ OLM bundle and catalog
 

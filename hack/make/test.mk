@@ -27,7 +27,8 @@ test-reliability: manifests generate fmt vet envtest kustomize ## Run the long t
 # each in a checkout of its own with LOCALBIN naming this one's bin/: none of them then
 # writes a file another reads (what a checkout makes for itself is under its CHECKOUT_BIN).
 .PHONY: suite-tools
-suite-tools: node olm-images prometheus-image operator-sdk opm kustomize kubectl helm helm3 imagebuilder crane stage-bundle controller-gen ## Build what the cluster suites share, so that they can run side by side.
+suite-tools: node olm-images prometheus-image operator-sdk opm kustomize kubectl helm helm3 imagebuilder crane stage-bundle controller-gen \
+	cosign syft supplychain ## Build what the cluster suites share, so that they can run side by side.
 
 # E2E_DIR holds the OLM suite's local cluster (its logs/ keeps the log of every process).
 E2E_DIR ?= $(CHECKOUT_BIN)/e2e
@@ -155,14 +156,17 @@ IMAGE_TEST_BASE = $(IMAGE_TEST_REGISTRY)/acme/nested/foo-operator
 # cluster of the tests runs it); the release in the making, for every PLATFORMS, as it is
 # published.
 IMAGE_TEST_ENV = LOCALBIN="$(LOCALBIN)" IMAGE_TAG_BASE="$(IMAGE_TEST_BASE)" IMAGE_STORE="$(IMAGE_TEST_DIR)/store" \
-	PLATFORMS="$(PLATFORMS)" RELEASES_PLATFORMS="linux/$(GOARCH)"
+	PLATFORMS="$(PLATFORMS)" RELEASES_PLATFORMS="linux/$(GOARCH)" \
+	COSIGN_KEY="$(IMAGE_TEST_DIR)/cosign/cosign.key" COSIGN_PASSWORD= COSIGN="$(COSIGN)" SYFT="$(SYFT)" SUPPLYCHAIN="$(SUPPLYCHAIN)"
 
 # test-images-build builds every image of every release as a user would publish them, in a
 # copy of the project (the publishing targets regenerate bundle/ and catalog/ for
 # IMAGE_TAG_BASE), into IMAGE_TEST_DIR/store; test-images and test-e2e push them.
 .PHONY: test-images-build
-test-images-build: image-test-packages registry opm operator-sdk helm crane imagebuilder stage-bundle kustomize controller-gen
+test-images-build: image-test-packages registry opm operator-sdk helm crane imagebuilder stage-bundle kustomize controller-gen \
+	cosign syft supplychain
 	@rm -rf $(IMAGE_TEST_DIR) && mkdir -p $(IMAGE_TEST_DIR)/checkout
+	@$(MAKE) --no-print-directory cosign-key COSIGN_KEY_DIR=$(IMAGE_TEST_DIR)/cosign >/dev/null
 	@tar -c --exclude=./bin --exclude=./.demo --exclude=./bench-results . | tar -x -C $(IMAGE_TEST_DIR)/checkout
 	@start=$$(date +%s); \
 		$(IMAGE_TEST_ENV) $(MAKE) --no-print-directory -C $(IMAGE_TEST_DIR)/checkout images CONTAINER_TOOL=imagebuilder; \

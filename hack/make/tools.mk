@@ -50,6 +50,7 @@ OPM_STATIC ?= $(if $(filter linux,$(GOOS)),$(OPM),$(LOCALBIN)/linux-$(GOARCH)/op
 GRPC_HEALTH_PROBE ?= $(LOCALBIN)/linux-$(GOARCH)/grpc_health_probe-$(GRPC_HEALTH_PROBE_VERSION)
 # This project's own build tools, rebuilt when their source changes.
 IMAGEBUILDER ?= $(LOCALBIN)/imagebuilder
+SUPPLYCHAIN ?= $(LOCALBIN)/supplychain
 STAGE_BUNDLE ?= $(LOCALBIN)/stage-bundle
 
 # KUBECTL_LOCAL is a kubectl built from Go modules: the tests use it, so that what they
@@ -277,6 +278,11 @@ $(REGISTRY_SERVER):
 imagebuilder: $(IMAGEBUILDER) ## Build imagebuilder, which builds the images without a container engine.
 $(IMAGEBUILDER): $(wildcard hack/imagebuilder/*.go) go.mod go.sum
 	@$(GO_ENV) go build -o $@ ./hack/imagebuilder
+
+.PHONY: supplychain
+supplychain: $(SUPPLYCHAIN) ## Build supplychain, which signs and attests what make publish pushed and verifies it.
+$(SUPPLYCHAIN): $(wildcard hack/supplychain/*.go) go.mod go.sum
+	@$(GO_ENV) go build -o $@ ./hack/supplychain
 
 .PHONY: stage-bundle
 stage-bundle: $(STAGE_BUNDLE)

@@ -72,6 +72,12 @@ func disconnectedJourney() {
 		pinned = map[string]string{}
 		// stories are the story's Foos as 0.2.0 left them.
 		stories map[string]*tutorialv1.Foo
+		// checkout is the copy of the project that published, and makeEnv the environment
+		// its make runs in: both registries trusted, the key it signed with.
+		checkout string
+		makeEnv  []string
+		// publicKey is the public key of the pair every published image is signed with.
+		publicKey string
 	)
 	// crane runs crane as a user mirroring images would, trusting both registries.
 	crane := func(ctx context.Context, args ...string) string {
@@ -111,14 +117,18 @@ func disconnectedJourney() {
 		Expect(os.WriteFile(trust, append(machineAndOriginal, mirrorCA...), 0o644)).To(Succeed())
 		base = original.Host + "/acme/foo-operator"
 
-		By("publishing every release to the original registry with make publish, every image pinned by digest")
-		checkout := scratchDir("disconnected-checkout")
+		By("publishing every release to the original registry with make publish, every image pinned by digest and signed")
+		checkout = scratchDir("disconnected-checkout")
 		run(ctx, workDir, "cp", "-a", tools.checkout+"/.", checkout)
-		makeEnv := []string{"SSL_CERT_FILE=" + trust, "LOCALBIN=" + requiredEnv("LOCALBIN", "the folder of the built tools")}
+		keys := filepath.Join(workDir, "disconnected-cosign")
+		publicKey = filepath.Join(keys, "cosign.pub")
+		makeEnv = []string{"SSL_CERT_FILE=" + trust, "LOCALBIN=" + requiredEnv("LOCALBIN", "the folder of the built tools"),
+			"COSIGN_KEY=" + filepath.Join(keys, "cosign.key"), "COSIGN_PASSWORD="}
 		for _, args := range [][]string{
+			{"cosign-key", "COSIGN_KEY_DIR=" + keys},
 			{"publish"},
 			// The catalog as of 0.2.0: the one the cluster starts from.
-			{"catalog-build", "catalog-push", "VERSION=0.2.0", "USE_IMAGE_DIGESTS=true", "CATALOG_IMG=" + catalogImage("v0.2.0")},
+			{"catalog-build", "catalog-push", "sign-catalog", "VERSION=0.2.0", "USE_IMAGE_DIGESTS=true", "CATALOG_IMG=" + catalogImage("v0.2.0")},
 		} {
 			args = append(args, "--no-print-directory", "IMAGE_TAG_BASE="+base, "CONTAINER_TOOL=imagebuilder", "PLATFORMS=linux/"+runtime.GOARCH)
 			output, err := runToolWithEnv(ctx, checkout, makeEnv, "make", args...)
@@ -144,12 +154,33 @@ func disconnectedJourney() {
 				}
 				crane(ctx, "copy", catalog, inMirror(catalog))
 			}
+			// cosign keeps an image's signature and attestations under the tag
+			// sha256-<digest> of its repository (the registry has no referrers API): a
+			// mirror that copies those tags carries them.
+			By("mirroring the signatures and attestations of every image, the tags sha256-<digest> of their repositories")
+			for _, repository := range []string{base, base + "-bundle", base + "-catalog"} {
+				for tag := range strings.FieldsSeq(crane(ctx, "ls", repository)) {
+					if strings.HasPrefix(tag, "sha256-") {
+						crane(ctx, "copy", repository+":"+tag, inMirror(repository+":"+tag))
+					}
+				}
+			}
 			By("telling the node to pull the original registry's images from the mirror, and stopping the original registry")
 			node, err := testcluster.As[testcluster.RegistryMirrorer](cluster, testcluster.RegistryMirror)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(node.MirrorRegistry(original.Host, mirror)).To(Succeed())
 			Expect(original.Stop()).To(Succeed())
 			originalRunning = false
+
+			By("verifying, from the mirror alone, the signature, SBOM and provenance of every image each catalog leads to")
+			for _, catalog := range []string{catalogImage("v0.2.0"), catalogImage("v0.3.0")} {
+				args := []string{"--no-print-directory", "verify-images", "CATALOG_IMG=" + catalog, "CHART_REPO=",
+					"COSIGN_PUBLIC_KEY=" + publicKey,
+					"VERIFY_MIRRORS=" + original.Host + "=" + mirror.Host}
+				output, err := runToolWithEnv(ctx, checkout, makeEnv, "make", args...)
+				Expect(err).NotTo(HaveOccurred(), "make %s, on the mirror:\n%s", strings.Join(args, " "), output)
+				Expect(output).To(ContainSubstring("verified bundle "), "make verify-images verified no bundle of %s", catalog)
+			}
 
 			By("publishing, in the mirror, 0.2.0's catalog under the tag the CatalogSource follows")
 			crane(ctx, "tag", inMirror(catalogImage("v0.2.0")), "latest")
