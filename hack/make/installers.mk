@@ -86,6 +86,9 @@ CHART_PACKAGE = $(CHART_PACKAGES)/$(PACKAGE)-$(VERSION).tgz
 # chart-build packages the chart of VERSION with its manager image set to IMG (pinned by
 # digest with USE_IMAGE_DIGESTS=true), as `helm package` does: the chart users install. The
 # charts of 0.1.0 and 0.2.0 take a digest in the repository value; later ones in digest.
+# Helm stamps each file of the package with its file's time, and `helm push` the chart's
+# manifest with the package's: both are set to the epoch imagebuilder stamps its images with,
+# so that one commit packages and pushes the same chart, byte for byte, wherever and whenever.
 .PHONY: chart-build
 chart-build: helm $(if $(filter true,$(USE_IMAGE_DIGESTS)),crane) ## Package the Helm chart of VERSION, running IMG, into bin/charts/.
 	@staged=$(CHART_PACKAGES)/src/$(VERSION)/$(PACKAGE); rm -rf $$staged && mkdir -p $$(dirname $$staged) && \
@@ -101,7 +104,9 @@ chart-build: helm $(if $(filter true,$(USE_IMAGE_DIGESTS)),crane) ## Package the
 			image && /^    digest: / { print "    digest: \"" digest "\""; next } \
 			/^  [^ ]/ { image = 0 } { print }' $(CHART_SOURCE)/values.yaml > $$staged/values.yaml && \
 		$(HELM) lint --strict $$staged >/dev/null && \
+		find $$staged -exec touch -h -d @0 {} + && \
 		$(HELM) package $$staged --destination $(CHART_PACKAGES) >/dev/null && \
+		touch -d @0 $(CHART_PACKAGE) && \
 		echo "==> Packaged $(CHART_PACKAGE), running $$image"
 
 # chart-push pushes the chart chart-build packaged to CHART_REPO, as an OCI artifact.
