@@ -61,38 +61,24 @@ func UninstallKeepsFoos(way string) (bool, error) {
 // UninstallClaims reads the README's table of the ways to install, between its markers: for
 // each way in (the first column), whether its uninstall keeps the CRD and every Foo.
 func UninstallClaims(readme string) (map[string]bool, error) {
-	const begin, end = "<!-- uninstall table: a test checks each row on a cluster -->", "<!-- /uninstall table -->"
-	start, stop := strings.Index(readme, begin), strings.Index(readme, end)
-	if start < 0 || stop < start {
-		return nil, fmt.Errorf("the README has no table of the ways to install between %q and %q", begin, end)
+	const column = "Uninstalling removes"
+	rows, err := MarkedTable(readme, "<!-- uninstall table: a test checks each row on a cluster -->", "<!-- /uninstall table -->")
+	if err != nil {
+		return nil, fmt.Errorf("the README's table of the ways to install: %w", err)
 	}
-	column := -1
 	claims := map[string]bool{}
-	for _, line := range strings.Split(strings.TrimSpace(readme[start+len(begin):stop]), "\n") {
-		cells := strings.Split(strings.Trim(strings.TrimSpace(line), "|"), "|")
-		for i := range cells {
-			cells[i] = strings.TrimSpace(cells[i])
-		}
+	for _, row := range rows {
+		removes, ok := row[column]
 		switch {
-		case column < 0:
-			for i, cell := range cells {
-				if cell == "Uninstalling removes" {
-					column = i
-				}
-			}
-			if column < 0 {
-				return nil, fmt.Errorf("the README's table of the ways to install has no column %q: %s", "Uninstalling removes", line)
-			}
-		case strings.HasPrefix(cells[0], "---"):
-		case len(cells) <= column:
-			return nil, fmt.Errorf("the README's table of the ways to install: a row without %q: %s", "Uninstalling removes", line)
-		case strings.HasPrefix(cells[column], uninstallKeepsFoos):
-			claims[cells[0]] = true
-		case strings.HasPrefix(cells[column], uninstallDeletesFoos):
-			claims[cells[0]] = false
+		case !ok:
+			return nil, fmt.Errorf("the README's table of the ways to install has no column %q", column)
+		case strings.HasPrefix(removes, uninstallKeepsFoos):
+			claims[row["Way in"]] = true
+		case strings.HasPrefix(removes, uninstallDeletesFoos):
+			claims[row["Way in"]] = false
 		default:
 			return nil, fmt.Errorf("the README's table of the ways to install: %q says neither %q nor %q",
-				cells[column], uninstallKeepsFoos, uninstallDeletesFoos)
+				removes, uninstallKeepsFoos, uninstallDeletesFoos)
 		}
 	}
 	return claims, nil

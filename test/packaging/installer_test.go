@@ -131,18 +131,14 @@ func droppedObjects(older, newer []*unstructured.Unstructured) []string {
 // droppedObjectsTable reads the table between the page's markers, by release.
 func droppedObjectsTable(t *testing.T, page string) map[string]droppedRow {
 	t.Helper()
-	const begin, end = "<!-- dropped objects: a test checks this table against every release's install.yaml -->", "<!-- /dropped objects -->"
-	start, stop := strings.Index(page, begin), strings.Index(page, end)
-	if start < 0 || stop < start {
-		t.Fatalf("%s has no table of dropped objects between %q and %q", installerPage, begin, end)
+	table, err := harness.MarkedTable(page,
+		"<!-- dropped objects: a test checks this table against every release's install.yaml -->", "<!-- /dropped objects -->")
+	if err != nil {
+		t.Fatalf("%s, its table of dropped objects: %v", installerPage, err)
 	}
 	rows := map[string]droppedRow{}
-	for _, line := range strings.Split(page[start+len(begin):stop], "\n") {
-		cells := strings.Split(strings.Trim(strings.TrimSpace(line), "|"), "|")
-		if len(cells) != 3 || strings.TrimSpace(cells[0]) == "Release" || strings.HasPrefix(strings.TrimSpace(cells[0]), "---") {
-			continue
-		}
-		rows[strings.TrimSpace(cells[0])] = droppedRow{objects: strings.TrimSpace(cells[1]), command: strings.TrimSpace(cells[2])}
+	for _, row := range table {
+		rows[row["Release"]] = droppedRow{objects: row["Dropped from the file before it"], command: row["Remove it with"]}
 	}
 	return rows
 }
