@@ -292,5 +292,8 @@ func findKind(objects []*unstructured.Unstructured, kind string) *unstructured.U
 
 // labelName is a Kubernetes label's name as Prometheus's service discovery spells it.
 func labelName(name string) string {
-	return regexp.MustCompile(`[^a-zA-Z0-9_]`).ReplaceAllString(name, "_")
+	return notInLabelName.ReplaceAllString(name, "_")
 }
+
+// notInLabelName matches what Prometheus's label names cannot hold.
+var notInLabelName = regexp.MustCompile(`[^a-zA-Z0-9_]`)
