@@ -37,6 +37,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/example/foo-operator/hack/localcluster/resources"
+	"github.com/example/foo-operator/test/harness"
 )
 
 // The release the render tests install: as docs/install-helm.md's `helm install` does.
@@ -588,7 +589,7 @@ func schemaLeaves(t *testing.T) []string {
 		Properties map[string]*node `json:"properties"`
 	}
 	var root node
-	if err := json.Unmarshal(readChartFile(t, "values.schema.json"), &root); err != nil {
+	if err := json.Unmarshal(harness.ReadFile(t, filepath.Join(chartDir, "values.schema.json")), &root); err != nil {
 		t.Fatal(err)
 	}
 	var leaves []string
@@ -605,15 +606,6 @@ func schemaLeaves(t *testing.T) []string {
 	walk("", &root)
 	slices.Sort(leaves)
 	return leaves
-}
-
-func readChartFile(t *testing.T, name string) []byte {
-	t.Helper()
-	content, err := os.ReadFile(filepath.Join(chartDir, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return content
 }
 
 // TestChartRefusesValuesItCannotRun checks that values the manager could not run with, or that
