@@ -19,7 +19,6 @@ limitations under the License.
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"sort"
@@ -29,7 +28,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	authorizationv1 "k8s.io/api/authorization/v1"
-	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apiserver/pkg/authentication/serviceaccount"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -52,9 +50,10 @@ type handover struct {
 	cancel         context.CancelFunc
 	done           sync.WaitGroup
 
+	// logs follows the manager pods and their logs.
+	logs *podLogs
+
 	mu sync.Mutex
-	// pods holds every manager pod seen, by name.
-	pods map[string]*observedPod
 	// bindingsSeen holds when each binding OLM made for csv was first seen, by kind/namespace/name.
 	bindingsSeen map[string]time.Time
 	// requests are what the manager asks the apiserver for while it reconciles the watched
@@ -71,26 +70,12 @@ type authorizedAt struct {
 	allowed bool
 }
 
-// observedPod is a manager pod as the handover saw it.
-type observedPod struct {
-	image string
-	// running is when its container was first and last seen running.
-	firstRunning, lastRunning time.Time
-	// lines are its log lines, each prefixed by the kubelet with the time it was written.
-	lines []string
-	// followedRestarts is the restart count of the container whose log is followed, -1 if none.
-	followedRestarts int32
-	// followErrors are why following a log of it failed: lines it may have logged and that no
-	// check read.
-	followErrors []error
-}
-
 // recordHandover starts recording the manager pods of namespace, their logs, the bindings
 // OLM makes for the CSV csv, and whether the apiserver authorizes the operator's
 // ServiceAccount to reconcile the Foos of watchedNamespace, until stop.
 func recordHandover(ctx context.Context, namespace, csv, watchedNamespace string) *handover {
 	ctx, cancel := context.WithCancel(ctx)
-	h := &handover{namespace: namespace, csv: csv, cancel: cancel, pods: map[string]*observedPod{}, bindingsSeen: map[string]time.Time{},
+	h := &handover{namespace: namespace, csv: csv, cancel: cancel, logs: newPodLogs(namespace), bindingsSeen: map[string]time.Time{},
 		requests: []authorizationv1.ResourceAttributes{
 			{Namespace: watchedNamespace, Verb: "patch", Group: tutorialv1.GroupVersion.Group, Resource: "foos", Subresource: "status"},
 			{Namespace: watchedNamespace, Verb: "create", Resource: "events"},
@@ -102,7 +87,7 @@ func recordHandover(ctx context.Context, namespace, csv, watchedNamespace string
 		ticker := time.NewTicker(handoverPollInterval)
 		defer ticker.Stop()
 		for ctx.Err() == nil {
-			h.lookAtPods(ctx)
+			h.logs.lookAtPods(ctx)
 			h.lookAtBindings(ctx)
 			h.lookAtAuthorization(ctx)
 			select {
@@ -119,68 +104,7 @@ func recordHandover(ctx context.Context, namespace, csv, watchedNamespace string
 func (h *handover) stop() {
 	h.cancel()
 	h.done.Wait()
-}
-
-// lookAtPods notes the manager pods running now, and follows the log of each container it
-// has not followed yet.
-func (h *handover) lookAtPods(ctx context.Context) {
-	var pods corev1.PodList
-	if err := k8sClient.List(ctx, &pods, client.InNamespace(h.namespace), client.MatchingLabels{"control-plane": "controller-manager"}); err != nil {
-		return
-	}
-	now := time.Now()
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for _, pod := range pods.Items {
-		observed := h.pods[pod.Name]
-		if observed == nil {
-			observed = &observedPod{image: pod.Spec.Containers[0].Image, followedRestarts: -1}
-			h.pods[pod.Name] = observed
-		}
-		if len(pod.Status.ContainerStatuses) == 0 {
-			continue
-		}
-		status := pod.Status.ContainerStatuses[0]
-		if status.State.Running != nil {
-			if observed.firstRunning.IsZero() {
-				observed.firstRunning = now
-			}
-			observed.lastRunning = now
-		}
-		if (status.State.Running != nil || status.State.Terminated != nil) && status.RestartCount != observed.followedRestarts {
-			observed.followedRestarts = status.RestartCount
-			h.done.Go(func() { h.follow(ctx, pod.Name) })
-		}
-	}
-}
-
-// follow reads the log of the current container of pod until it ends, and keeps each line.
-// A failure, but the recording's own end, is kept for denials to report.
-func (h *handover) follow(ctx context.Context, pod string) {
-	failed := func(err error) {
-		if ctx.Err() != nil {
-			return
-		}
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		h.pods[pod].followErrors = append(h.pods[pod].followErrors, err)
-	}
-	stream, err := clientset.CoreV1().Pods(h.namespace).GetLogs(pod, &corev1.PodLogOptions{Follow: true, Timestamps: true}).Stream(ctx)
-	if err != nil {
-		failed(fmt.Errorf("following the log of pod %s: %w", pod, err))
-		return
-	}
-	defer func() { _ = stream.Close() }()
-	scanner := bufio.NewScanner(stream)
-	scanner.Buffer(make([]byte, 0, 64*1024), 1024*1024)
-	for scanner.Scan() {
-		h.mu.Lock()
-		h.pods[pod].lines = append(h.pods[pod].lines, scanner.Text())
-		h.mu.Unlock()
-	}
-	if err := scanner.Err(); err != nil {
-		failed(fmt.Errorf("reading the log of pod %s: %w", pod, err))
-	}
+	h.logs.following.Wait()
 }
 
 // lookAtBindings notes the bindings OLM made for the CSV that exist now.
@@ -265,10 +189,10 @@ func (h *handover) bindingsComplete() (time.Time, []string) {
 // overlapped tells whether a pod running oldImage and one running newImage were seen
 // running at the same time.
 func (h *handover) overlapped(oldImage, newImage string) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for _, old := range h.pods {
-		for _, next := range h.pods {
+	h.logs.mu.Lock()
+	defer h.logs.mu.Unlock()
+	for _, old := range h.logs.pods {
+		for _, next := range h.logs.pods {
 			if old.image != oldImage || next.image != newImage || old.firstRunning.IsZero() || next.firstRunning.IsZero() {
 				continue
 			}
@@ -282,10 +206,10 @@ func (h *handover) overlapped(oldImage, newImage string) bool {
 
 // podsSeen describes the manager pods seen: image, and when they were first and last seen running.
 func (h *handover) podsSeen() string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	described := make([]string, 0, len(h.pods))
-	for name, pod := range h.pods {
+	h.logs.mu.Lock()
+	defer h.logs.mu.Unlock()
+	described := make([]string, 0, len(h.logs.pods))
+	for name, pod := range h.logs.pods {
 		described = append(described, fmt.Sprintf("%s (%s) running from %s to %s, %d log lines", name, pod.image,
 			pod.firstRunning.Format(time.StampMilli), pod.lastRunning.Format(time.StampMilli), len(pod.lines)))
 	}
@@ -293,30 +217,8 @@ func (h *handover) podsSeen() string {
 	return strings.Join(described, "; ")
 }
 
-// denials are the requests the manager pods logged as denied, with the time the kubelet
-// recorded for each line; problems say why the logs cannot vouch for that: a log that could
-// not be followed, a pod seen running that logged nothing read (a manager logs as it
-// starts), a denial whose time cannot be read.
+// denials are the requests the manager pods logged as denied, and why the logs cannot vouch
+// for that (podLogs.denials).
 func (h *handover) denials() (denials []denial, problems []string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for name, pod := range h.pods {
-		for _, err := range pod.followErrors {
-			problems = append(problems, err.Error())
-		}
-		if !pod.firstRunning.IsZero() && len(pod.lines) == 0 {
-			problems = append(problems, "pod "+name+" ran, but no line of its log was read")
-		}
-		for _, line := range pod.lines {
-			d, ok, err := deniedLine(name, line)
-			if err != nil {
-				problems = append(problems, err.Error())
-			}
-			if ok {
-				denials = append(denials, d)
-			}
-		}
-	}
-	sort.Slice(denials, func(i, j int) bool { return denials[i].at.Before(denials[j].at) })
-	return denials, problems
+	return h.logs.denials(false)
 }

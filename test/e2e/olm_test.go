@@ -158,9 +158,12 @@ func installedOperator(namespace string) *suite.InstalledOperator {
 // replaced still count in its Restarts.
 var installedOperators sync.Map
 
-// expectManagerRunning waits until the operator's one pod in namespace runs image, ready.
+// expectManagerRunning waits until the operator's one pod in namespace runs image, ready. From
+// the first time, the log of every manager pod there is followed (followOperatorLogs), so
+// that expectNoForbidden reads the pods an upgrade replaces too.
 func expectManagerRunning(ctx context.Context, namespace, image string) *corev1.Pod {
 	GinkgoHelper()
+	followOperatorLogs(namespace)
 	var pod *corev1.Pod
 	Eventually(func(g Gomega) {
 		var err error
@@ -293,6 +296,10 @@ func persistentDenials(ctx context.Context, namespace string) []string {
 	var lines []string
 	// What could not be read yet (a pod still starting) is expectNoForbidden's to judge.
 	denials, _ := deniedRequests(ctx, namespace)
+	if logs := followedOperatorLogs(namespace); logs != nil {
+		replaced, _ := logs.denials(true)
+		denials = append(denials, replaced...)
+	}
 	for _, d := range denials {
 		if clearedDenials[d.key()] {
 			continue
@@ -313,19 +320,28 @@ var clearedDenials = map[string]bool{}
 // key identifies a denial: the pod that logged it and the log line.
 func (d denial) key() string { return d.pod + "\n" + d.line }
 
-// expectNoForbidden checks that the operator's pods in namespace were never denied a request
-// that its CSV's RBAC does not grant: the RBAC must cover all that the operator does, in
+// expectNoForbidden checks that the operator's pods in namespace, those running and those an
+// upgrade replaced since the operator was first seen running there, were never denied a
+// request that its RBAC does not grant: the RBAC must cover all that the operator does, in
 // every install mode. A denial during OLM's RBAC handover, which then clears, is reported.
 func expectNoForbidden(ctx context.Context, namespace string) {
 	GinkgoHelper()
 	denials, unread := deniedRequests(ctx, namespace)
+	logs := followedOperatorLogs(namespace)
+	Expect(logs).NotTo(BeNil(), "the logs of the operator's pods in %s were not followed: expectManagerRunning starts that", namespace)
+	replaced, problems := logs.denials(true)
+	denials, unread = append(denials, replaced...), append(unread, problems...)
+	lines, pods := logs.goneLines()
+	AddReportEntry("The logs of the operator's replaced pods in "+namespace, fmt.Sprintf("%d lines of %d pods", lines, pods))
 	Expect(unread).To(BeEmpty(), "the operator's logs in %s, which must all be read to tell that no request was denied", namespace)
 	for _, d := range denials {
 		if clearedDenials[d.key()] {
 			continue
 		}
-		Eventually(d.allowedNow).WithContext(ctx).WithTimeout(handoverGrace).Should(BeTrue(),
-			"the CSV's RBAC does not cover what the operator does: %s: %s", d.pod, d.line)
+		if !Eventually(d.allowedNow).WithContext(ctx).WithTimeout(handoverGrace).Should(BeTrue(),
+			"the CSV's RBAC does not cover what the operator does: %s: %s", d.pod, d.line) {
+			continue
+		}
 		clearedDenials[d.key()] = true
 		AddReportEntry("A denial during OLM's RBAC handover, which cleared",
 			fmt.Sprintf("%s: %s %s %s/%s in %q at %s", d.pod, d.user, d.verb, d.group, d.resource, d.namespace, d.at.Format(time.RFC3339)))

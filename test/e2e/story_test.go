@@ -91,8 +91,19 @@ func expectStillFollows(ctx context.Context, operatorNamespace, namespace string
 // runFriend runs pod name (the pause image of the registry) in namespace until it runs.
 func runFriend(ctx context.Context, namespace, name string) {
 	GinkgoHelper()
+	runRestrictedPod(ctx, namespace, name, nil, corev1.Container{Name: "pause", Image: cluster.Image("pause")})
+}
+
+// runRestrictedPod runs a pod of the one container, as the restricted Pod Security Standard
+// has it, in namespace until it runs.
+func runRestrictedPod(ctx context.Context, namespace, name string, labels map[string]string, container corev1.Container) {
+	GinkgoHelper()
+	container.SecurityContext = &corev1.SecurityContext{
+		AllowPrivilegeEscalation: ptr.To(false),
+		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+	}
 	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, Labels: labels},
 		Spec: corev1.PodSpec{
 			// pause stops at SIGTERM: the grace period changes nothing for the pod, but the
 			// namespace controller waits that long before it looks again at a namespace
@@ -102,13 +113,7 @@ func runFriend(ctx context.Context, namespace, name string) {
 				RunAsNonRoot: ptr.To(true), RunAsUser: ptr.To[int64](65535),
 				SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 			},
-			Containers: []corev1.Container{{
-				Name: "pause", Image: cluster.Image("pause"),
-				SecurityContext: &corev1.SecurityContext{
-					AllowPrivilegeEscalation: ptr.To(false),
-					Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-				},
-			}},
+			Containers: []corev1.Container{container},
 		},
 	}
 	Expect(k8sClient.Create(ctx, pod)).To(Succeed())

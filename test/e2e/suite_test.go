@@ -182,6 +182,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	if _, local := cluster.(*testcluster.Local); !local {
 		suite.ExpectClusterLeftAsFound(ctx, cluster.RESTConfig())
 	}
+	DeferCleanup(startOperatorLogs())
 
 	By("pushing every image built for the suite to the registry")
 	for _, store := range tools.imageStores {
