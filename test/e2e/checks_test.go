@@ -46,13 +46,13 @@ var _ = Describe("The journeys' checks", Serial, Label("checks"), func() {
 			lines, _ := followedOperatorLogs(namespace).denials(false)
 			return len(lines)
 		}).WithContext(ctx).Should(Equal(1), "the denial the pod logged, read from its followed log")
+		runLoggingManagerPod(ctx, namespace, "manager-current", "starting manager")
 		Expect(k8sClient.Delete(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "manager-replaced"}},
 			client.GracePeriodSeconds(0))).To(Succeed())
 		Eventually(func() int {
-			_, pods := followedOperatorLogs(namespace).goneLines()
+			_, pods := followedOperatorLogs(namespace).replacedLines()
 			return pods
-		}).WithContext(ctx).Should(Equal(1), "the replaced pod, seen gone")
-		runLoggingManagerPod(ctx, namespace, "manager-current", "starting manager")
+		}).WithContext(ctx).Should(Equal(1), "the replaced pod, seen gone beside the current one")
 
 		By("expecting expectNoForbidden to name the replaced pod's denial")
 		failures := InterceptGomegaFailures(func() { expectNoForbidden(ctx, namespace) })

@@ -331,7 +331,7 @@ func expectNoForbidden(ctx context.Context, namespace string) {
 	Expect(logs).NotTo(BeNil(), "the logs of the operator's pods in %s were not followed: expectManagerRunning starts that", namespace)
 	replaced, problems := logs.denials(true)
 	denials, unread = append(denials, replaced...), append(unread, problems...)
-	lines, pods := logs.goneLines()
+	lines, pods := logs.replacedLines()
 	AddReportEntry("The logs of the operator's replaced pods in "+namespace, fmt.Sprintf("%d lines of %d pods", lines, pods))
 	Expect(unread).To(BeEmpty(), "the operator's logs in %s, which must all be read to tell that no request was denied", namespace)
 	for _, d := range denials {

@@ -26,8 +26,11 @@ import (
 	"sync"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -47,6 +50,9 @@ type podLogs struct {
 // observedPod is a manager pod as it was seen.
 type observedPod struct {
 	image string
+	// deployment is the UID of the Deployment whose ReplicaSet made the pod ("" for a bare
+	// pod): an upgrade replaces pods of one Deployment, an uninstall deletes it.
+	deployment types.UID
 	// running is when its container was first and last seen running.
 	firstRunning, lastRunning time.Time
 	// gone is set once the pod was seen deleted; deleting is when its deletion began.
@@ -80,7 +86,7 @@ func (l *podLogs) lookAtPods(ctx context.Context) {
 		listed[pod.Name] = true
 		observed := l.pods[pod.Name]
 		if observed == nil {
-			observed = &observedPod{image: pod.Spec.Containers[0].Image, followedRestarts: -1}
+			observed = &observedPod{image: pod.Spec.Containers[0].Image, followedRestarts: -1, deployment: owningDeployment(ctx, &pod)}
 			l.pods[pod.Name] = observed
 		}
 		if pod.DeletionTimestamp != nil && observed.deleting.IsZero() {
@@ -137,18 +143,36 @@ func (l *podLogs) follow(ctx context.Context, pod string) {
 	}
 }
 
-// denials are the requests the manager pods (all of them, or only those seen deleted) logged
+// owningDeployment is the UID of the Deployment that owns the ReplicaSet that owns pod, or ""
+// for a pod no Deployment made (or whose ReplicaSet is gone already).
+func owningDeployment(ctx context.Context, pod *corev1.Pod) types.UID {
+	owner := metav1.GetControllerOf(pod)
+	if owner == nil || owner.Kind != "ReplicaSet" {
+		return ""
+	}
+	var replicaSet appsv1.ReplicaSet
+	if err := k8sClient.Get(ctx, client.ObjectKey{Namespace: pod.Namespace, Name: owner.Name}, &replicaSet); err != nil {
+		return ""
+	}
+	if deployment := metav1.GetControllerOf(&replicaSet); deployment != nil && deployment.Kind == "Deployment" {
+		return deployment.UID
+	}
+	return ""
+}
+
+// denials are the requests the manager pods (all of them, or only the replaced ones) logged
 // as denied, with the time the kubelet recorded for each line; problems say why the logs
 // cannot vouch for that: a log that could not be followed, a pod seen running that logged
 // nothing read (a manager logs as it starts), a denial whose time cannot be read. Of only the
-// pods seen deleted, what each logged once its deletion began is left out: an uninstall
+// replaced pods, what each logged once its deletion began is left out: an uninstall
 // deletes the operator's RBAC as it deletes its pod, whose informers then log denials on
 // their way out (the handover, which reads all, judges those of an upgrade itself).
-func (l *podLogs) denials(onlyGone bool) (denials []denial, problems []string) {
+func (l *podLogs) denials(onlyReplaced bool) (denials []denial, problems []string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	replaced := l.replaced()
 	for name, pod := range l.pods {
-		if onlyGone && !pod.gone {
+		if onlyReplaced && !replaced[name] {
 			continue
 		}
 		for _, err := range pod.followErrors {
@@ -162,7 +186,7 @@ func (l *podLogs) denials(onlyGone bool) (denials []denial, problems []string) {
 			if err != nil {
 				problems = append(problems, err.Error())
 			}
-			if ok && (!onlyGone || pod.deleting.IsZero() || d.at.Before(pod.deleting)) {
+			if ok && (!onlyReplaced || pod.deleting.IsZero() || d.at.Before(pod.deleting)) {
 				denials = append(denials, d)
 			}
 		}
@@ -171,15 +195,32 @@ func (l *podLogs) denials(onlyGone bool) (denials []denial, problems []string) {
 	return denials, problems
 }
 
-// goneLines is how many log lines were read of the pods seen deleted, and how many such pods.
-func (l *podLogs) goneLines() (lines, pods int) {
+// replaced are the pods, by name, seen deleted that a Deployment of the pods there now made,
+// as an upgrade replaces them; the pods of an earlier install, uninstalled since, are not.
+// The caller holds l.mu.
+func (l *podLogs) replaced() map[string]bool {
+	current := map[types.UID]bool{}
+	for _, pod := range l.pods {
+		if !pod.gone {
+			current[pod.deployment] = true
+		}
+	}
+	replaced := map[string]bool{}
+	for name, pod := range l.pods {
+		if pod.gone && current[pod.deployment] {
+			replaced[name] = true
+		}
+	}
+	return replaced
+}
+
+// replacedLines is how many log lines were read of the replaced pods, and how many they are.
+func (l *podLogs) replacedLines() (lines, pods int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for _, pod := range l.pods {
-		if pod.gone {
-			pods++
-			lines += len(pod.lines)
-		}
+	for name := range l.replaced() {
+		pods++
+		lines += len(l.pods[name].lines)
 	}
 	return lines, pods
 }
